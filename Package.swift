@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, lowest first: Format (model files) → Engine → Vision → Tasks → surfaces (CLI, bench).
+// A target may depend only on layers below it.
+let package = Package(
+    name: "swift-vision-tasks",
+    products: [
+        .library(name: "Format", targets: ["Format"]),
+        .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
+        .executable(name: "bench", targets: ["bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries from Debian; `providers` names the package that supplies each.
+        .systemLibrary(
+            name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]),
+        // zlib inflates deflated zip members (bundles we ship are stored, but users' may not be).
+        // zlib1g-dev comes with libpng-dev.
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+
+        .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
+
+        .executableTarget(
+            name: "VisionTasksCLI",
+            dependencies: [
+                "Format",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/VisionTasksCLI"),
+        .executableTarget(
+            name: "bench",
+            dependencies: ["Format"],
+            path: "Benchmarks/bench"),
+
+        .testTarget(name: "FormatTests", dependencies: ["Format"], path: "Tests/FormatTests"),
+        .testTarget(
+            name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
+            path: "Tests/SystemLibraryTests"),
+    ]
+)
