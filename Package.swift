@@ -44,7 +44,11 @@ let package = Package(
             dependencies: ["Format"],
             path: "Benchmarks/bench"),
 
-        .testTarget(name: "FormatTests", dependencies: ["Format"], path: "Tests/FormatTests"),
+        // Test support: the mutation engine shared by the tests and the long-running fuzzer.
+        .target(name: "ModelMutation", dependencies: ["Format"], path: "Tests/Support/ModelMutation"),
+        .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
+
+        .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation"], path: "Tests/FormatTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
             path: "Tests/SystemLibraryTests"),

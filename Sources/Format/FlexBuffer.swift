@@ -120,11 +120,15 @@ private struct FlexReader {
         case 2: return .uint(try uint(at: position, width: parentWidth))
         case 3: return .double(try double(at: position, width: parentWidth))
         case 26: return .bool(try uint(at: position, width: parentWidth) != 0)
-        case 4: return .key(try key(at: try indirect(at: position, width: parentWidth)))
+        case 4:
+            let key = try key(at: try indirect(at: position, width: parentWidth))
+            try charge(key.utf8.count)
+            return .key(key)
         case 5, 25:
             let start = try indirect(at: position, width: parentWidth)
             let count = try uint(at: start - width, width: width)
             guard count <= UInt64(bytes.count - start) else { throw fail("string/blob length \(count)") }
+            try charge(Int(count))
             let content = Array(bytes[start..<(start + Int(count))])
             return type == 5 ? .string(String(decoding: content, as: UTF8.self)) : .blob(content)
         case 6: return .int(try int(at: try indirect(at: position, width: parentWidth), width: width))
@@ -143,7 +147,9 @@ private struct FlexReader {
             var map: [String: FlexValue] = [:]
             for (i, value) in values.enumerated() {
                 let keyPosition = try indirect(at: keysStart + i * keysWidth, width: keysWidth)
-                map[try key(at: keyPosition)] = value
+                let key = try key(at: keyPosition)
+                try charge(key.utf8.count)
+                map[key] = value
             }
             return .map(map)
         case 10:

@@ -20,6 +20,9 @@ public struct TaskBundle: Sendable {
 
     /// Nested bundles are expanded this deep at most; real bundles nest once.
     public static let maximumNesting = 4
+    /// Entries visited over all nesting levels. Real bundles have a handful; the cap stops a hostile archive whose
+    /// entries all point at one nested bundle from multiplying at every level.
+    public static let maximumEntries = 4096
 
     /// Reads a bundle or a bare model from `bytes`; `name` is used for the single member of a bare model.
     public init(bytes: ByteSlice, name: String = "model.tflite") throws(FormatError) {
@@ -30,7 +33,8 @@ public struct TaskBundle: Sendable {
                 throw .notAZipArchive(reason: "neither a TFLite model (no TFL3 identifier) nor a .task zip bundle")
             }
             var members: [Member] = []
-            try Self.expand(ZipArchive(bytes: bytes), prefix: "", depth: 0, into: &members)
+            var budget = Self.maximumEntries
+            try Self.expand(ZipArchive(bytes: bytes), prefix: "", depth: 0, budget: &budget, into: &members)
             self.members = members
         }
     }
@@ -41,15 +45,19 @@ public struct TaskBundle: Sendable {
         try self.init(bytes: try ByteSlice.mapping(path: path), name: name)
     }
 
-    private static func expand(_ archive: ZipArchive, prefix: String, depth: Int, into members: inout [Member]) throws(FormatError) {
+    private static func expand(
+        _ archive: ZipArchive, prefix: String, depth: Int, budget: inout Int, into members: inout [Member]
+    ) throws(FormatError) {
         for entry in archive.entries where !entry.name.hasSuffix("/") {
+            budget -= 1
+            guard budget >= 0 else { throw .tooComplex(what: "bundle with more than \(maximumEntries) entries") }
             let path = prefix + entry.name
             let bytes = try archive.contents(of: entry)
             if entry.name.hasSuffix(".task") {
                 guard depth < maximumNesting else {
                     throw .tooComplex(what: "bundle nesting at '\(path)'")
                 }
-                try expand(ZipArchive(bytes: bytes), prefix: path + "/", depth: depth + 1, into: &members)
+                try expand(ZipArchive(bytes: bytes), prefix: path + "/", depth: depth + 1, budget: &budget, into: &members)
             } else {
                 members.append(Member(path: path, bytes: bytes))
             }

@@ -166,7 +166,9 @@ public struct ZipArchive: Sendable {
     }
 
     private static func inflate(_ entry: Entry) throws(FormatError) -> ByteSlice {
-        guard entry.uncompressedSize <= maximumInflatedSize else {
+        // Deflate cannot expand data more than 1032:1, so a larger declared size is a lie we need not allocate for.
+        guard entry.uncompressedSize <= maximumInflatedSize,
+              entry.uncompressedSize <= entry.compressedSize * 1032 + 1024 else {
             throw .unsupportedZipFeature(member: entry.name, feature: "uncompressed size \(entry.uncompressedSize)")
         }
         var output = [UInt8](repeating: 0, count: entry.uncompressedSize)
