@@ -85,6 +85,9 @@ public struct ByteSlice: Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
+    /// An empty slice of the same storage.
+    var emptySlice: ByteSlice { ByteSlice(storage: storage, offset: offset, count: 0) }
+
     /// A sub-range, checked against this slice.
     public func slice(at start: Int, count length: Int, what: @autoclosure () -> String) throws(FormatError) -> ByteSlice {
         guard start >= 0, length >= 0, start <= count, length <= count - start else {

@@ -96,7 +96,13 @@ struct FlatBufferTable {
 
     func scalars<T: FixedWidthInteger>(_ index: Int, as _: T.Type, _ name: String) throws(FormatError) -> [T]? {
         guard let vector = try vector(index, elementSize: MemoryLayout<T>.size, name) else { return nil }
-        return (0..<vector.count).map { vector.buffer.load(T.self, at: vector.start + $0 * MemoryLayout<T>.size) }
+        return vector.slice.withUnsafeBytes { raw in
+            Array(unsafeUninitializedCapacity: vector.count) { elements, initialized in
+                // Flatbuffers are little-endian, like every platform we build for; the copy needs no alignment.
+                UnsafeMutableRawBufferPointer(elements).copyMemory(from: raw)
+                initialized = vector.count
+            }.map { T(littleEndian: $0) }
+        }
     }
 
     func floats(_ index: Int, _ name: String) throws(FormatError) -> [Float]? {
@@ -143,7 +149,7 @@ struct FlatBufferVector {
         guard count * elementSize <= buffer.count - start else {
             throw .outOfRange(what: what, offset: start, length: count * elementSize, size: buffer.count)
         }
-        try budget.charge(count, what: what)
+        try budget.charge(count * elementSize, what: what)
         self.buffer = buffer
         self.start = start
         self.count = count
@@ -161,14 +167,14 @@ struct FlatBufferVector {
     }
 }
 
-/// Work allowed for decoding one file: every table and vector element costs one unit.
+/// Work allowed for decoding one file: a table costs one unit, a vector one unit per byte of its elements.
 ///
-/// A well-formed flatbuffer holds at most one element per byte or so; shared offsets could make a hostile file
-/// decode the same large vector over and over, so the budget is a small multiple of the file size.
+/// A well-formed flatbuffer decodes each of its bytes about once; shared offsets could make a hostile file
+/// decode the same large vector over and over, so the budget is twice the file size.
 final class DecodeBudget {
     private var remaining: Int
 
-    init(bytes: Int) { remaining = 4 * bytes + 4096 }
+    init(bytes: Int) { remaining = 2 * bytes + 4096 }
 
     func charge(_ units: Int, what: @autoclosure () -> String) throws(FormatError) {
         remaining -= units

@@ -51,12 +51,24 @@ public struct MemberSummary: Codable, Sendable, Equatable {
     public var metadata: MetadataSummary?
 
     public init(member: TaskBundle.Member) throws(FormatError) {
-        path = member.path
-        size = member.bytes.count
-        guard member.isTFLiteModel else { return }
-        let model = try TFLiteModel(bytes: member.bytes)
+        if member.isTFLiteModel {
+            try self.init(path: member.path, model: try TFLiteModel(bytes: member.bytes))
+        } else {
+            self.init(path: member.path, size: member.bytes.count)
+        }
+    }
+
+    private init(path: String, size: Int) {
+        self.path = path
+        self.size = size
+    }
+
+    /// The summary of a model already parsed.
+    public init(path: String, model: TFLiteModel) throws(FormatError) {
+        self.path = path
+        size = model.bytes.count
         guard let main = model.subgraphs.first else {
-            throw .invalidValue(what: "subgraph count of '\(member.path)'", value: 0)
+            throw .invalidValue(what: "subgraph count of '\(path)'", value: 0)
         }
         func summarize(_ index: Int32) -> TensorSummary {
             let tensor = main.tensors[Int(index)]

@@ -16,7 +16,29 @@ public struct QuantizationParameters: Sendable, Equatable {
 public enum SparseDimension: Sendable, Equatable {
     case dense(size: Int32)
     /// Compressed: `segments` delimit, per element of the previous dimension, a run of `indices`.
-    case compressed(segments: [Int32], indices: [Int32])
+    case compressed(segments: SparseIndices, indices: SparseIndices)
+}
+
+/// A sparse index array read in place: the schema stores it as 8-, 16- or 32-bit integers. Index arrays are
+/// the bulk of a sparse model's structure (pose_detector's run to megabytes), so they are not copied at parse.
+public struct SparseIndices: RandomAccessCollection, Sendable, Equatable {
+    let bytes: ByteSlice
+    /// Bytes per element: 1, 2 or 4.
+    public let width: Int
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { bytes.count / width }
+
+    public subscript(position: Int) -> Int32 {
+        precondition(position >= 0 && position < endIndex, "sparse index out of range")
+        switch width {
+        case 1: return Int32(bytes.load(UInt8.self, at: position))
+        case 2: return Int32(bytes.load(UInt16.self, at: 2 * position))
+        default: return bytes.load(Int32.self, at: 4 * position)
+        }
+    }
+
+    public static func == (lhs: SparseIndices, rhs: SparseIndices) -> Bool { lhs.elementsEqual(rhs) }
 }
 
 /// The sparse encoding of a constant tensor, undone by `DENSIFY` at load.
@@ -109,17 +131,15 @@ extension SparsityParameters {
             dimensions: dimensions)
     }
 
-    /// Reads a `SparseIndexVector` union (Int32Vector, Uint16Vector or Uint8Vector) widened to Int32.
-    private static func indexVector(_ t: FlatBufferTable, tagField: Int, _ name: String) throws(FormatError) -> [Int32] {
+    /// Reads a `SparseIndexVector` union (tag 1: Int32Vector, 2: Uint16Vector, 3: Uint8Vector) in place.
+    private static func indexVector(_ t: FlatBufferTable, tagField: Int, _ name: String) throws(FormatError) -> SparseIndices {
         let tag: UInt8 = try t.scalar(tagField, default: 0, "\(name)_type")
+        let widths: [UInt8: Int] = [1: 4, 2: 2, 3: 1]
+        guard let width = widths[tag] else { throw .invalidValue(what: "\(name) index vector type", value: Int64(tag)) }
         guard let values = try t.table(tagField + 1, name) else {
             throw .invalidValue(what: "\(name) missing for sparse dimension, tag", value: Int64(tag))
         }
-        switch tag {
-        case 1: return try values.scalars(0, as: Int32.self, "values") ?? []
-        case 2: return (try values.scalars(0, as: UInt16.self, "values") ?? []).map(Int32.init)
-        case 3: return (try values.scalars(0, as: UInt8.self, "values") ?? []).map(Int32.init)
-        default: throw .invalidValue(what: "\(name) index vector type", value: Int64(tag))
-        }
+        let vector = try values.vector(0, elementSize: width, "values")
+        return SparseIndices(bytes: vector?.slice ?? values.buffer.emptySlice, width: width)
     }
 }

@@ -15,6 +15,7 @@ public enum ModelExercise {
             let bundle = try TaskBundle(bytes: bytes, name: name)
             for member in bundle.members where member.isTFLiteModel {
                 let model = try TFLiteModel(bytes: member.bytes)
+                _ = try MemberSummary(path: member.path, model: model)
                 if let metadata = try model.modelMetadata() {
                     for file in metadata.allAssociatedFiles where !file.name.isEmpty {
                         _ = try? model.labels(named: file.name)
@@ -28,7 +29,6 @@ public enum ModelExercise {
                     }
                 }
             }
-            _ = try BundleSummary(bundle: bundle)
             return .parsed(members: bundle.members.count)
         } catch {
             return .rejected(error)
