@@ -8,7 +8,7 @@ import XCTest
 /// the loop is the assertion; the counts check that the mutants really were hostile and really were exercised.
 final class MutationTests: XCTestCase {
     /// Mutants per file; 10 model files × 1,200 = 12,000 in the suite. `format-fuzz` runs as many more as wanted.
-    static let mutantsPerFile = Int(ProcessInfo.processInfo.environment["MUTANTS_PER_FILE"] ?? "") ?? 1_200
+    static let mutantsPerFile = 1_200
 
     func testMutatedModelsNeverTrap() throws {
         var total = 0
