@@ -1,8 +1,9 @@
 import Format
 import Foundation
 
-/// Time to open a bundle and read every member's graph (and metadata): what a task pays at load before any
-/// weights are touched.
+/// Time to open a bundle and read every member's graph and metadata: what a task pays at load before any
+/// weights are touched. Beside it, when LiteRT's Python package is installed, LiteRT opening the same bundle
+/// (zip read + `Interpreter` construction per model, no tensor allocation).
 enum FormatBenchmark {
     static func run(arguments: [String]) throws {
         let path = arguments.first ?? "Models/pose_landmarker_full.task"
@@ -23,7 +24,36 @@ enum FormatBenchmark {
         }
         samples.sort()
         let median = samples[samples.count / 2]
-        print("format: open \(path) + parse all members (\(operators) operators), \(repeats) runs")
-        print(String(format: "median_ms=%.3f min_ms=%.3f", median, samples[0]))
+        print("format: open \(path) + parse all members (\(operators) operators), median of \(repeats)")
+        print(String(format: "ours:   median_ms=%.3f min_ms=%.3f", median, samples[0]))
+        if let litert = LiteRTReference.run(script: "tools/litert_load_time.py", arguments: [path, "\(repeats)"]),
+           let theirs = LiteRTReference.value("median_ms", in: litert) {
+            print("litert: \(litert)")
+            print(String(format: "ratio ours/litert = %.2f", median / theirs))
+        } else {
+            print("litert: not measured (pip install ai-edge-litert to compare)")
+        }
+    }
+}
+
+/// Runs a `tools/` script that times LiteRT, when Python and LiteRT are there.
+enum LiteRTReference {
+    static func run(script: String, arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init)
+    }
+
+    /// The number after `key=` in a `key=value key=value` line.
+    static func value(_ key: String, in line: String) -> Double? {
+        line.split(separator: " ").first { $0.hasPrefix(key + "=") }.flatMap { Double($0.dropFirst(key.count + 1)) }
     }
 }
