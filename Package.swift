@@ -7,6 +7,7 @@ let package = Package(
     name: "swift-vision-tasks",
     products: [
         .library(name: "Format", targets: ["Format"]),
+        .library(name: "Engine", targets: ["Engine"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -31,11 +32,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
+        .target(name: "Engine", dependencies: ["Format", "CBLAS"], path: "Sources/Engine"),
 
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "Format",
+                "Format", "Engine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
@@ -49,6 +51,7 @@ let package = Package(
         .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation"], path: "Tests/FormatTests"),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format"], path: "Tests/EngineTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
             path: "Tests/SystemLibraryTests"),

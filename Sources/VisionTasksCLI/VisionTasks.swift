@@ -12,7 +12,7 @@ struct VisionTasks: ParsableCommand {
 
 struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "model", abstract: "Inspect model files and bundles.", subcommands: [ModelInfo.self])
+        commandName: "model", abstract: "Inspect model files and bundles.", subcommands: [ModelInfo.self, ModelRun.self])
 }
 
 /// Errors the CLI reports as a message and exit status 1, never a crash.

@@ -1,0 +1,26 @@
+import Format
+
+/// Why a model cannot be prepared or run.
+public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The model file itself is damaged.
+    case format(FormatError)
+    /// The model uses an operator (or a variant of one) we do not implement; names it and where.
+    case unsupportedOperator(name: String, operatorIndex: Int, reason: String)
+    /// The graph is inconsistent: shapes that do not fit the operator, missing tensors, cycles.
+    case invalidGraph(operatorIndex: Int?, reason: String)
+    /// The model has no subgraph, or a tensor with a dynamic shape we cannot plan.
+    case unsupportedModel(reason: String)
+    /// A caller handed an input of the wrong size or type, or an index that does not exist.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case let .format(error): return "\(error)"
+        case let .unsupportedOperator(name, index, reason): return "unsupported operator \(name) (operator \(index)): \(reason)"
+        case let .invalidGraph(index, reason):
+            return index.map { "invalid graph at operator \($0): \(reason)" } ?? "invalid graph: \(reason)"
+        case let .unsupportedModel(reason): return "unsupported model: \(reason)"
+        case let .invalidArgument(reason): return "invalid argument: \(reason)"
+        }
+    }
+}

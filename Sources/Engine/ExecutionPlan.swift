@@ -1,0 +1,137 @@
+import Format
+
+/// A model prepared to run: constants loaded and folded, a kernel per remaining operator, the arena planned.
+///
+/// Immutable once built and `Sendable`: several ``Interpreter``s (one per thread) can share one plan and its
+/// weights, each with its own arena.
+public final class ExecutionPlan: Sendable {
+    struct Step: Sendable {
+        let operatorIndex: Int
+        let name: String
+        let kernel: any Kernel
+        let inputs: [Int]
+        let outputs: [Int]
+    }
+
+    let graph: GraphDescription
+    let constants: ConstantStore
+    let steps: [Step]
+    /// Arena offset of every tensor that lives in the arena.
+    let offsets: [Int: Int]
+    let inputTensors: [Int]
+    let outputTensors: [Int]
+    /// Bytes of the planned arena, and what giving every activation its own buffer would take.
+    public let arenaBytes: Int
+    public let naiveBytes: Int
+    let scratchBytes: Int
+    /// Operators computed once at load because all their inputs are constant.
+    public let foldedOperatorCount: Int
+    /// Operators run at every invoke.
+    public var runtimeOperatorCount: Int { steps.count }
+
+    /// Largest tensor we plan: a guard against shapes that multiply into absurd sizes.
+    static let maximumTensorBytes = 1 << 31
+
+    public init(model: TFLiteModel) throws(EngineError) {
+        guard let subgraph = model.subgraphs.first else { throw .unsupportedModel(reason: "the model has no subgraph") }
+        var graph = GraphDescription(shapes: [], types: [], names: [], quantization: [], sparsity: [])
+        for tensor in subgraph.tensors {
+            guard let count = tensor.elementCount,
+                  count.multipliedReportingOverflow(by: tensor.type.byteSize ?? 1).partialValue <= Self.maximumTensorBytes,
+                  count <= Self.maximumTensorBytes else {
+                throw .unsupportedModel(reason: "tensor '\(tensor.name)' has shape \(tensor.shape)")
+            }
+            if tensor.isVariable { throw .unsupportedModel(reason: "variable tensor '\(tensor.name)'") }
+            graph.shapes.append(tensor.shape.map(Int.init))
+            graph.types.append(tensor.type)
+            graph.names.append(tensor.name)
+            graph.quantization.append(tensor.quantization)
+            graph.sparsity.append(tensor.sparsity)
+        }
+        let constants = ConstantStore()
+        for (index, tensor) in subgraph.tensors.enumerated() {
+            let data = model.data(of: tensor)
+            guard !data.isEmpty else { continue }
+            if tensor.sparsity == nil, data.count != graph.byteCount(index) {
+                throw .invalidGraph(operatorIndex: nil, reason: "constant '\(tensor.name)' holds \(data.count) bytes, its shape needs \(graph.byteCount(index))")
+            }
+            constants.store(tensor: index, type: tensor.type, bytes: data)
+        }
+
+        var steps: [Step] = []
+        var folded = 0
+        var scratch = 0
+        for (index, op) in subgraph.operators.enumerated() {
+            let code = model.code(of: op)
+            let context = OperatorContext(
+                index: index, name: code.name, op: op, inputs: op.inputs.map(Int.init), outputs: op.outputs.map(Int.init),
+                graph: graph, constants: constants)
+            let kernel = try KernelRegistry.make(context, code: code)
+            let present = context.inputs.filter { $0 >= 0 }
+            if !present.isEmpty, present.allSatisfy(constants.contains) {
+                try Self.fold(kernel, context: context, constants: constants)
+                folded += 1
+            } else {
+                scratch = max(scratch, kernel.scratchBytes)
+                steps.append(Step(operatorIndex: index, name: code.name, kernel: kernel, inputs: present, outputs: context.outputs))
+            }
+        }
+
+        // Lifetimes of the activations: graph inputs from the start, outputs to the end.
+        let inputs = subgraph.inputs.map(Int.init), outputs = subgraph.outputs.map(Int.init)
+        var first: [Int: Int] = [:], last: [Int: Int] = [:]
+        for tensor in inputs where !constants.contains(tensor) { first[tensor] = 0; last[tensor] = 0 }
+        for (position, step) in steps.enumerated() {
+            for tensor in step.inputs where !constants.contains(tensor) {
+                guard first[tensor] != nil else {
+                    throw .invalidGraph(operatorIndex: step.operatorIndex, reason: "reads '\(graph.names[tensor])' before anything writes it")
+                }
+                last[tensor] = position
+            }
+            for tensor in step.outputs {
+                guard !constants.contains(tensor) else {
+                    throw .invalidGraph(operatorIndex: step.operatorIndex, reason: "writes the constant '\(graph.names[tensor])'")
+                }
+                if first[tensor] == nil { first[tensor] = position }
+                last[tensor] = max(last[tensor] ?? position, position)
+            }
+        }
+        for tensor in outputs where !constants.contains(tensor) {
+            guard first[tensor] != nil else {
+                throw .invalidGraph(operatorIndex: nil, reason: "output '\(graph.names[tensor])' is never written")
+            }
+            last[tensor] = steps.count
+        }
+        let requests = first.keys.sorted().map { tensor in
+            MemoryPlanner.Request(tensor: tensor, bytes: graph.byteCount(tensor), first: first[tensor]!, last: last[tensor]!)
+        }
+        let (offsets, arenaBytes) = MemoryPlanner.plan(requests)
+
+        self.graph = graph
+        self.constants = constants
+        self.steps = steps
+        self.offsets = offsets
+        self.inputTensors = inputs
+        self.outputTensors = outputs
+        self.arenaBytes = arenaBytes
+        self.naiveBytes = requests.reduce(0) { $0 + MemoryPlanner.align($1.bytes) }
+        self.scratchBytes = scratch
+        self.foldedOperatorCount = folded
+    }
+
+    /// Runs `kernel` once over constant inputs and keeps its outputs as constants.
+    private static func fold(_ kernel: any Kernel, context: OperatorContext, constants: ConstantStore) throws(EngineError) {
+        for output in context.outputs {
+            constants.allocate(tensor: output, type: context.type(output), byteCount: context.graph.byteCount(output))
+        }
+        let count = context.graph.shapes.count
+        let placeholder = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: max(kernel.scratchBytes, 1), alignment: 64)
+        defer { placeholder.deallocate(); scratch.deallocate() }
+        var addresses = Array(repeating: placeholder, count: count)
+        for (tensor, entry) in constants.entries { addresses[tensor] = entry.pointer }
+        addresses.withUnsafeBufferPointer { buffer in
+            kernel.run(TensorMemory(addresses: buffer.baseAddress!, scratch: scratch))
+        }
+    }
+}

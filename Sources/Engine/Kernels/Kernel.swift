@@ -1,0 +1,79 @@
+import Format
+
+/// The addresses of every tensor of a subgraph for one run, plus the shared scratch area.
+///
+/// Kernels are built once with tensor indices and packed weights; at run time they find their inputs and
+/// outputs here. Unsafe pointers stay inside the engine.
+struct TensorMemory {
+    let addresses: UnsafePointer<UnsafeMutableRawPointer>
+    let scratch: UnsafeMutableRawPointer
+
+    @inline(__always) func floats(_ tensor: Int) -> UnsafeMutablePointer<Float> {
+        addresses[tensor].assumingMemoryBound(to: Float.self)
+    }
+
+    @inline(__always) func raw(_ tensor: Int) -> UnsafeMutableRawPointer { addresses[tensor] }
+}
+
+/// One prepared operator.
+protocol Kernel: Sendable {
+    /// Bytes of scratch space the kernel needs while it runs (e.g. an im2col buffer).
+    var scratchBytes: Int { get }
+    func run(_ memory: TensorMemory)
+}
+
+extension Kernel {
+    var scratchBytes: Int { 0 }
+}
+
+/// The fused activation applied after an operator's arithmetic.
+enum Activation: Sendable {
+    case none, relu, relu6, reluMinus1To1, tanh
+
+    init(_ fused: FusedActivation, operatorIndex: Int, name: String) throws(EngineError) {
+        switch fused {
+        case .none: self = .none
+        case .relu: self = .relu
+        case .relu6: self = .relu6
+        case .reluN1To1: self = .reluMinus1To1
+        case .tanh: self = .tanh
+        case .signBit:
+            throw .unsupportedOperator(name: name, operatorIndex: operatorIndex, reason: "fused SIGN_BIT activation")
+        }
+    }
+
+    @inline(__always) func callAsFunction(_ x: Float) -> Float {
+        switch self {
+        case .none: return x
+        case .relu: return max(x, 0)
+        case .relu6: return min(max(x, 0), 6)
+        case .reluMinus1To1: return min(max(x, -1), 1)
+        case .tanh: return Float(Foundation.tanh(Double(x)))
+        }
+    }
+
+    /// Applies the activation in place over `count` values.
+    func apply(_ values: UnsafeMutablePointer<Float>, count: Int) {
+        switch self {
+        case .none: return
+        case .relu: clamp(values, count, lower: 0, upper: .infinity)
+        case .relu6: clamp(values, count, lower: 0, upper: 6)
+        case .reluMinus1To1: clamp(values, count, lower: -1, upper: 1)
+        case .tanh: for i in 0..<count { values[i] = self(values[i]) }
+        }
+    }
+
+    private func clamp(_ values: UnsafeMutablePointer<Float>, _ count: Int, lower: Float, upper: Float) {
+        var i = 0
+        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+        let raw = UnsafeMutableRawPointer(values)
+        while i + 8 <= count {
+            let v = raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
+            raw.storeBytes(of: v.clamped(lowerBound: lo, upperBound: hi), toByteOffset: 4 * i, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count { values[i] = min(max(values[i], lower), upper); i += 1 }
+    }
+}
+
+import Foundation

@@ -1,0 +1,52 @@
+import Format
+
+/// PAD and PADV2: constant padding (zero, or PADV2's scalar) given as a constant [rank, 2] tensor.
+struct PadKernel: Kernel {
+    let input: Int
+    let output: Int
+    let inputShape: [Int]
+    let outputShape: [Int]
+    let before: [Int]
+    let value: Float
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        input = try context.input(0)
+        output = try context.output(0)
+        try context.requireFloat([input, output])
+        let inputShape = context.shape(input)
+        self.inputShape = inputShape
+        let paddings = try context.constantIntegers(1)
+        guard paddings.count == 2 * inputShape.count, paddings.allSatisfy({ $0 >= 0 }) else {
+            throw context.unsupported("paddings \(paddings) for rank \(inputShape.count) (negative padding is not supported)")
+        }
+        before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
+        outputShape = inputShape.indices.map { inputShape[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] }
+        value = context.hasInput(2) ? (try context.constantFloats(2).first ?? 0) : 0
+        try context.expect(outputShape, forOutput: 0)
+    }
+
+    func run(_ memory: TensorMemory) {
+        let source = memory.floats(input), destination = memory.floats(output)
+        destination.update(repeating: value, count: outputShape.reduce(1, *))
+        let rank = inputShape.count
+        guard rank > 0, inputShape.allSatisfy({ $0 > 0 }) else { return }
+        // Copy the input row by row (the innermost dimension) into its place.
+        var outputStrides = Array(repeating: 1, count: rank)
+        for d in stride(from: rank - 2, through: 0, by: -1) { outputStrides[d] = outputStrides[d + 1] * outputShape[d + 1] }
+        let rowLength = inputShape[rank - 1]
+        let rows = inputShape.dropLast().reduce(1, *)
+        var index = Array(repeating: 0, count: rank)
+        for row in 0..<rows {
+            var offset = before[rank - 1]
+            for d in 0..<(rank - 1) { offset += (index[d] + before[d]) * outputStrides[d] }
+            (destination + offset).update(from: source + row * rowLength, count: rowLength)
+            var d = rank - 2
+            while d >= 0 {
+                index[d] += 1
+                if index[d] < inputShape[d] { break }
+                index[d] = 0
+                d -= 1
+            }
+        }
+    }
+}

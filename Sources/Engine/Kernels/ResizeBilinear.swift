@@ -1,0 +1,72 @@
+import Format
+
+/// RESIZE_BILINEAR with TFLite's sampling rules (`ComputeInterpolationValues` in its reference kernel):
+/// scale = in/out, or (in−1)/(out−1) with align_corners; half-pixel centres sample at (o + ½)·scale − ½;
+/// the lower neighbour is clamped at 0 and the upper at in−1.
+struct ResizeBilinearKernel: Kernel {
+    struct Tap: Sendable {
+        let lower: Int
+        let upper: Int
+        let fraction: Float
+    }
+
+    let input: Int
+    let output: Int
+    let batch: Int
+    let channels: Int
+    let inputHeight: Int
+    let inputWidth: Int
+    let rows: [Tap]
+    let columns: [Tap]
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .resizeBilinear(alignCorners, halfPixelCenters) = context.options else {
+            throw context.fail("missing ResizeBilinearOptions")
+        }
+        input = try context.input(0)
+        output = try context.output(0)
+        try context.requireFloat([input, output])
+        guard let i = nhwc(context.shape(input)), context.shape(input).count == 4 else { throw context.fail("input is not 4-D") }
+        let size = try context.constantIntegers(1)
+        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw context.fail("size \(size)") }
+        batch = i.n
+        channels = i.c
+        inputHeight = i.h
+        inputWidth = i.w
+        func taps(_ inputSize: Int, _ outputSize: Int) -> [Tap] {
+            let scale = alignCorners && outputSize > 1
+                ? Float(inputSize - 1) / Float(outputSize - 1) : Float(inputSize) / Float(outputSize)
+            return (0..<outputSize).map { o in
+                let position = halfPixelCenters ? (Float(o) + 0.5) * scale - 0.5 : Float(o) * scale
+                let floor = position.rounded(.down)
+                let lower = max(Int(floor), 0)
+                let upper = min(Int(position.rounded(.up)), inputSize - 1)
+                return Tap(lower: lower, upper: upper, fraction: position - Float(lower))
+            }
+        }
+        rows = taps(i.h, size[0])
+        columns = taps(i.w, size[1])
+        try context.expect([batch, size[0], size[1], channels], forOutput: 0)
+    }
+
+    func run(_ memory: TensorMemory) {
+        for b in 0..<batch {
+            let source = memory.floats(input) + b * inputHeight * inputWidth * channels
+            var out = memory.floats(output) + b * rows.count * columns.count * channels
+            for row in rows {
+                let top = source + row.lower * inputWidth * channels
+                let bottom = source + row.upper * inputWidth * channels
+                let dy = row.fraction
+                for column in columns {
+                    let dx = column.fraction
+                    let a = top + column.lower * channels, b = top + column.upper * channels
+                    let c = bottom + column.lower * channels, d = bottom + column.upper * channels
+                    for k in 0..<channels {
+                        out[k] = a[k] * (1 - dy) * (1 - dx) + c[k] * dy * (1 - dx) + b[k] * (1 - dy) * dx + d[k] * dy * dx
+                    }
+                    out += channels
+                }
+            }
+        }
+    }
+}

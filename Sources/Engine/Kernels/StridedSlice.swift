@@ -1,0 +1,96 @@
+import Format
+
+/// STRIDED_SLICE with constant begin/end/strides, following TFLite's `strided_slice_logic.h`: masked ends take
+/// the whole axis, negative indices count from the end, starts and stops clamp to the axis, and shrunk axes take
+/// one element and leave the output shape. Ellipsis and new-axis masks are not supported.
+struct StridedSliceKernel: Kernel {
+    let input: Int
+    let output: Int
+    let inputShape: [Int]
+    let starts: [Int]
+    let strides: [Int]
+    let counts: [Int]
+    let elementBytes: Int
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .stridedSlice(options) = context.options else { throw context.fail("missing StridedSliceOptions") }
+        guard options.ellipsisMask == 0, options.newAxisMask == 0 else {
+            throw context.unsupported("ellipsis or new-axis masks")
+        }
+        input = try context.input(0)
+        output = try context.output(0)
+        inputShape = context.shape(input)
+        let begin = try context.constantIntegers(1), end = try context.constantIntegers(2)
+        let strideValues = context.hasInput(3) ? try context.constantIntegers(3) : Array(repeating: 1, count: begin.count)
+        let rank = inputShape.count
+        guard begin.count == end.count, begin.count == strideValues.count, begin.count <= rank,
+              let elementBytes = context.type(input).byteSize, context.type(output) == context.type(input) else {
+            throw context.fail("begin/end/strides of different lengths or types")
+        }
+        var starts: [Int] = [], counts: [Int] = [], strides: [Int] = [], kept: [Int] = []
+        for axis in 0..<rank {
+            let size = inputShape[axis]
+            guard axis < begin.count else {
+                starts.append(0); counts.append(size); strides.append(1); kept.append(size)
+                continue
+            }
+            let stride = strideValues[axis]
+            guard stride != 0 else { throw context.fail("stride 0 on axis \(axis)") }
+            let bit = 1 << axis
+            var start = begin[axis]
+            if Int(options.beginMask) & bit != 0 {
+                start = stride > 0 ? 0 : size - 1
+            } else {
+                if start < 0 { start += size }
+                start = stride > 0 ? min(max(start, 0), size) : min(max(start, -1), size - 1)
+            }
+            let shrink = Int(options.shrinkAxisMask) & bit != 0
+            var stop: Int
+            if shrink {
+                stop = start + 1
+            } else {
+                stop = end[axis]
+                if options.offset { stop += begin[axis] }
+                if Int(options.endMask) & bit != 0 {
+                    stop = stride > 0 ? size : -1
+                } else {
+                    if stop < 0 { stop += size }
+                    stop = stride > 0 ? min(max(stop, 0), size) : min(max(stop, -1), size - 1)
+                }
+            }
+            let count = stride > 0 ? max(0, (stop - start + stride - 1) / stride) : max(0, (start - stop - stride - 1) / -stride)
+            starts.append(start); counts.append(count); strides.append(stride)
+            if !shrink { kept.append(count) }
+        }
+        self.starts = starts
+        self.counts = counts
+        self.strides = strides
+        self.elementBytes = elementBytes
+        guard context.graph.elementCount(output) == counts.reduce(1, *) else {
+            throw context.fail("output \(context.shape(output)) but the slice has \(counts)")
+        }
+        _ = kept
+    }
+
+    func run(_ memory: TensorMemory) {
+        let rank = inputShape.count
+        let total = counts.reduce(1, *)
+        guard total > 0 else { return }
+        var inputStrides = Array(repeating: 1, count: rank)
+        for d in stride(from: rank - 2, through: 0, by: -1) { inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1] }
+        let source = memory.raw(input), destination = memory.raw(output)
+        var index = Array(repeating: 0, count: rank)
+        for o in 0..<total {
+            var offset = 0
+            for d in 0..<rank { offset += (starts[d] + index[d] * strides[d]) * inputStrides[d] }
+            (destination + o * elementBytes).copyMemory(from: source + offset * elementBytes, byteCount: elementBytes)
+            var d = rank - 1
+            while d >= 0 {
+                index[d] += 1
+                if index[d] < counts[d] { break }
+                index[d] = 0
+                d -= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Format
+
+/// Everything a kernel factory may look at while preparing one operator.
+struct OperatorContext {
+    let index: Int
+    let name: String
+    let op: Operator
+    let inputs: [Int]
+    let outputs: [Int]
+    let graph: GraphDescription
+    let constants: ConstantStore
+
+    var options: BuiltinOptions { op.builtinOptions }
+
+    func fail(_ reason: String) -> EngineError { .invalidGraph(operatorIndex: index, reason: "\(name): \(reason)") }
+
+    func unsupported(_ reason: String) -> EngineError {
+        .unsupportedOperator(name: name, operatorIndex: index, reason: reason)
+    }
+
+    /// Tensor index of input `i`; throws when the input is missing or optional-absent.
+    func input(_ i: Int) throws(EngineError) -> Int {
+        guard i < inputs.count, inputs[i] >= 0 else { throw fail("input \(i) is missing") }
+        return inputs[i]
+    }
+
+    func output(_ i: Int) throws(EngineError) -> Int {
+        guard i < outputs.count else { throw fail("output \(i) is missing") }
+        return outputs[i]
+    }
+
+    /// Whether optional input `i` is present.
+    func hasInput(_ i: Int) -> Bool { i < inputs.count && inputs[i] >= 0 }
+
+    func shape(_ tensor: Int) -> [Int] { graph.shapes[tensor] }
+    func type(_ tensor: Int) -> TensorType { graph.types[tensor] }
+
+    func requireFloat(_ tensors: [Int]) throws(EngineError) {
+        for tensor in tensors where graph.types[tensor] != .float32 {
+            throw unsupported("\(graph.types[tensor].name) tensor '\(graph.names[tensor])' (float32 kernels only)")
+        }
+    }
+
+    /// A constant input's values as Float; throws when the input is not constant.
+    func constantFloats(_ i: Int) throws(EngineError) -> [Float] {
+        let tensor = try input(i)
+        guard let values = constants.floats(tensor) else { throw unsupported("input \(i) must be a constant float tensor") }
+        return values
+    }
+
+    func constantIntegers(_ i: Int) throws(EngineError) -> [Int] {
+        let tensor = try input(i)
+        guard let values = constants.integers(tensor) else { throw unsupported("input \(i) must be a constant integer tensor") }
+        return values
+    }
+
+    func isConstant(_ tensor: Int) -> Bool { constants.contains(tensor) }
+
+    /// Checks that a shape the kernel computed is the one the model declares for its output.
+    func expect(_ shape: [Int], forOutput i: Int) throws(EngineError) {
+        let tensor = try output(i)
+        let declared = graph.shapes[tensor]
+        guard declared.reduce(1, *) == shape.reduce(1, *), declared.filter({ $0 != 1 }) == shape.filter({ $0 != 1 }) else {
+            throw fail("output shape \(declared) but the inputs give \(shape)")
+        }
+    }
+}
+
+/// Static facts about the tensors of the subgraph being planned.
+struct GraphDescription: Sendable {
+    var shapes: [[Int]]
+    var types: [TensorType]
+    var names: [String]
+    var quantization: [QuantizationParameters?]
+    var sparsity: [SparsityParameters?]
+
+    func elementCount(_ tensor: Int) -> Int { shapes[tensor].reduce(1, *) }
+
+    func byteCount(_ tensor: Int) -> Int { elementCount(tensor) * (types[tensor].byteSize ?? 1) }
+}
