@@ -36,12 +36,19 @@ enum FormatBenchmark {
     }
 }
 
-/// Runs a `tools/` script that times LiteRT, when Python and LiteRT are there.
+/// Runs a `tools/` script that times LiteRT, when Python and LiteRT are there (the project's venv from
+/// `tools/setup` first, else whatever `python3` is on PATH).
 enum LiteRTReference {
     static func run(script: String, arguments: [String]) -> String? {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
+        let venv = ".cache/venv/bin/python"
+        if FileManager.default.isExecutableFile(atPath: venv) {
+            process.executableURL = URL(fileURLWithPath: venv)
+            process.arguments = [script] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script] + arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
