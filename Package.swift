@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Format", targets: ["Format"]),
         .library(name: "Engine", targets: ["Engine"]),
+        .library(name: "Vision", targets: ["Vision"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -33,11 +34,14 @@ let package = Package(
 
         .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
         .target(name: "Engine", dependencies: ["Format", "CBLAS"], path: "Sources/Engine"),
+        // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
+        .target(name: "CJPEGDecoder", dependencies: ["CJPEG"], path: "Sources/CJPEGDecoder"),
+        .target(name: "Vision", dependencies: ["CPNG", "CJPEGDecoder"], path: "Sources/Vision"),
 
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "Format", "Engine",
+                "Format", "Engine", "Vision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
@@ -51,6 +55,7 @@ let package = Package(
         .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation"], path: "Tests/FormatTests"),
+        .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib"], path: "Tests/VisionTests"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Format"], path: "Tests/EngineTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],

@@ -1,0 +1,117 @@
+// libjpeg(-turbo) behind an API that cannot exit or longjmp past its caller: the error manager's error_exit
+// jumps back to a setjmp in the same C frame that called libjpeg.
+#include "jpeg_decoder.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf escape;
+    char *message;
+} error_manager;
+
+static void on_error(j_common_ptr info) {
+    error_manager *errors = (error_manager *)info->err;
+    if (errors->message) (*info->err->format_message)(info, errors->message);
+    longjmp(errors->escape, 1);
+}
+
+static void on_message(j_common_ptr info, int level) {
+    (void)info;
+    (void)level;  // warnings (corrupt-but-decodable data) are not fatal, and never printed
+}
+
+static void on_output_message(j_common_ptr info) { (void)info; }
+
+int vt_jpeg_read_size(const uint8_t *data, size_t length, uint32_t *width, uint32_t *height, char message[200]) {
+    struct jpeg_decompress_struct info;
+    error_manager errors;
+    memset(&info, 0, sizeof info);
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = on_error;
+    errors.base.emit_message = on_message;
+    errors.base.output_message = on_output_message;
+    errors.message = message;
+    if (setjmp(errors.escape)) {
+        jpeg_destroy_decompress(&info);
+        return VT_JPEG_CORRUPT;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, data, (unsigned long)length);
+    jpeg_read_header(&info, TRUE);
+    *width = info.image_width;
+    *height = info.image_height;
+    jpeg_destroy_decompress(&info);
+    return VT_JPEG_OK;
+}
+
+int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_image *out) {
+    struct jpeg_decompress_struct info;
+    error_manager errors;
+    // volatile: these change between setjmp and a possible longjmp and are read after it.
+    uint8_t *volatile pixels = NULL;
+    uint8_t *volatile exif = NULL;
+    memset(&info, 0, sizeof info);
+    memset(out, 0, sizeof *out);
+    info.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = on_error;
+    errors.base.emit_message = on_message;
+    errors.base.output_message = on_output_message;
+    errors.message = out->message;
+    if (setjmp(errors.escape)) {
+        free(pixels);
+        free(exif);
+        jpeg_destroy_decompress(&info);
+        return VT_JPEG_CORRUPT;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, data, (unsigned long)length);
+    jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&info, TRUE);
+    if ((uint64_t)info.image_width * (uint64_t)info.image_height > max_pixels) {
+        snprintf(out->message, sizeof out->message, "%u x %u pixels is above the limit", info.image_width, info.image_height);
+        jpeg_destroy_decompress(&info);
+        return VT_JPEG_TOO_LARGE;
+    }
+    for (jpeg_saved_marker_ptr marker = info.marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            exif = malloc(marker->data_length);
+            if (!exif) break;
+            memcpy(exif, marker->data, marker->data_length);
+            out->exif_length = marker->data_length;
+            break;
+        }
+    }
+    info.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&info);
+    const size_t row_bytes = (size_t)info.output_width * 3;
+    pixels = malloc(row_bytes * info.output_height + 1);
+    if (!pixels) {
+        free(exif);
+        jpeg_destroy_decompress(&info);
+        return VT_JPEG_NO_MEMORY;
+    }
+    while (info.output_scanline < info.output_height) {
+        JSAMPROW row = pixels + row_bytes * info.output_scanline;
+        jpeg_read_scanlines(&info, &row, 1);
+    }
+    jpeg_finish_decompress(&info);
+    out->pixels = pixels;
+    out->exif = exif;
+    out->width = info.output_width;
+    out->height = info.output_height;
+    jpeg_destroy_decompress(&info);
+    return VT_JPEG_OK;
+}
+
+void vt_jpeg_free(vt_jpeg_image *image) {
+    free(image->pixels);
+    free(image->exif);
+    image->pixels = NULL;
+    image->exif = NULL;
+}

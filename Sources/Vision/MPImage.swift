@@ -1,0 +1,196 @@
+import Foundation
+
+/// Pixel layouts an ``MPImage`` can wrap: the cases of a CVPixelBuffer / CMSampleBuffer on Apple platforms.
+public enum PixelFormat: Sendable, Equatable {
+    case rgba8, bgra8, rgb8, gray8
+    /// Full-resolution Y plane, then interleaved U/V at half resolution (camera "420f"/"420v" biplanar).
+    case nv12
+    /// Y plane, then U and V planes at half resolution.
+    case i420
+
+    /// Bytes per pixel of the first (or only) plane.
+    var bytesPerPixel: Int {
+        switch self {
+        case .rgba8, .bgra8: return 4
+        case .rgb8: return 3
+        case .gray8, .nv12, .i420: return 1
+        }
+    }
+}
+
+/// How the image's pixels are turned relative to the way a person would look at it (UIImage.Orientation's names).
+public enum ImageOrientation: Sendable, Equatable {
+    case up, down, left, right
+    case upMirrored, downMirrored, leftMirrored, rightMirrored
+
+    /// The clockwise rotation, in degrees, that MediaPipe applies to the region of interest for this orientation
+    /// (its iOS task runner: up 0, right −90, down −180, left −270).
+    public var regionRotationDegrees: Double {
+        switch self {
+        case .up, .upMirrored: return 0
+        case .right, .rightMirrored: return -90
+        case .down, .downMirrored: return -180
+        case .left, .leftMirrored: return -270
+        }
+    }
+
+    var isMirrored: Bool {
+        switch self {
+        case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored: return true
+        default: return false
+        }
+    }
+}
+
+/// One plane of pixels: bytes, where the plane starts, and the bytes from one row to the next.
+struct Plane: Sendable {
+    let bytes: [UInt8]
+    let offset: Int
+    let rowStride: Int
+}
+
+/// An image for the vision tasks: decoded from PNG/JPEG, or wrapping a caller's pixel buffer without copying it
+/// (Swift arrays share storage until written), plus an orientation.
+public struct MPImage: Sendable {
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    public let orientation: ImageOrientation
+    /// The EXIF orientation tag (1–8) of a JPEG, when present. Read, never applied: MediaPipe does not apply it.
+    public let exifOrientation: Int?
+    let planes: [Plane]
+
+    /// Images above this many pixels are refused before any memory is allocated for them (a 100k × 100k header
+    /// would otherwise ask for 30 GB). 2^28 is 16384 × 16384.
+    public static let maximumPixelCount = 1 << 28
+
+    init(width: Int, height: Int, format: PixelFormat, planes: [Plane], orientation: ImageOrientation, exifOrientation: Int?) throws(ImageError) {
+        guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }
+        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+            throw .unsupportedSize(width: width, height: height)
+        }
+        self.width = width
+        self.height = height
+        self.format = format
+        self.planes = planes
+        self.orientation = orientation
+        self.exifOrientation = exifOrientation
+    }
+
+    /// Wraps packed pixels (RGBA8, BGRA8, RGB8, Gray8) with `rowStride` bytes per row (default: tightly packed).
+    public init(pixels: [UInt8], width: Int, height: Int, format: PixelFormat, rowStride: Int? = nil,
+                orientation: ImageOrientation = .up) throws(ImageError) {
+        guard format != .nv12, format != .i420 else {
+            throw .invalidLayout("use init(yPlane:…) for YUV formats")
+        }
+        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+            throw .unsupportedSize(width: width, height: height)
+        }
+        let stride = rowStride ?? width * format.bytesPerPixel
+        guard stride >= width * format.bytesPerPixel else {
+            throw .invalidLayout("row stride \(stride) is shorter than a row of \(width * format.bytesPerPixel) bytes")
+        }
+        let needed = stride * (height - 1) + width * format.bytesPerPixel
+        guard pixels.count >= needed else { throw .bufferTooSmall(needed: needed, available: pixels.count) }
+        try self.init(width: width, height: height, format: format, planes: [Plane(bytes: pixels, offset: 0, rowStride: stride)],
+                      orientation: orientation, exifOrientation: nil)
+    }
+
+    /// Wraps camera YUV 4:2:0: NV12 (`chroma` holds interleaved U,V) or I420 (`chroma` = U plane, `chroma2` = V plane).
+    public init(yPlane: [UInt8], yRowStride: Int, chroma: [UInt8], chromaRowStride: Int, chroma2: [UInt8]? = nil,
+                chroma2RowStride: Int? = nil, width: Int, height: Int, format: PixelFormat,
+                orientation: ImageOrientation = .up) throws(ImageError) {
+        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+            throw .unsupportedSize(width: width, height: height)
+        }
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        func check(_ bytes: [UInt8], _ stride: Int, _ rowBytes: Int, _ rows: Int, _ name: String) throws(ImageError) {
+            guard stride >= rowBytes else { throw .invalidLayout("\(name) row stride \(stride) < \(rowBytes)") }
+            let needed = stride * (rows - 1) + rowBytes
+            guard bytes.count >= needed else { throw .bufferTooSmall(needed: needed, available: bytes.count) }
+        }
+        try check(yPlane, yRowStride, width, height, "Y")
+        var planes = [Plane(bytes: yPlane, offset: 0, rowStride: yRowStride)]
+        switch format {
+        case .nv12:
+            try check(chroma, chromaRowStride, 2 * chromaWidth, chromaHeight, "UV")
+            planes.append(Plane(bytes: chroma, offset: 0, rowStride: chromaRowStride))
+        case .i420:
+            guard let chroma2 else { throw .invalidLayout("I420 needs a V plane") }
+            let stride2 = chroma2RowStride ?? chromaRowStride
+            try check(chroma, chromaRowStride, chromaWidth, chromaHeight, "U")
+            try check(chroma2, stride2, chromaWidth, chromaHeight, "V")
+            planes.append(Plane(bytes: chroma, offset: 0, rowStride: chromaRowStride))
+            planes.append(Plane(bytes: chroma2, offset: 0, rowStride: stride2))
+        default:
+            throw .invalidLayout("init(yPlane:…) takes .nv12 or .i420")
+        }
+        try self.init(width: width, height: height, format: format, planes: planes, orientation: orientation, exifOrientation: nil)
+    }
+
+    /// Decodes a PNG or JPEG file.
+    public init(contentsOfFile path: String, orientation: ImageOrientation = .up) throws(ImageError) {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .fileUnreadable(path: path, reason: (error as NSError).localizedDescription)
+        }
+        try self.init(encoded: [UInt8](data), orientation: orientation)
+    }
+
+    /// Decodes PNG or JPEG bytes (sniffed by signature).
+    public init(encoded bytes: [UInt8], orientation: ImageOrientation = .up) throws(ImageError) {
+        guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }
+        let decoded = try ImageDecoder.decode(bytes)
+        try self.init(width: decoded.width, height: decoded.height, format: decoded.format,
+                      planes: [Plane(bytes: decoded.pixels, offset: 0, rowStride: decoded.width * decoded.format.bytesPerPixel)],
+                      orientation: orientation, exifOrientation: decoded.exifOrientation)
+    }
+
+    /// The pixel at (x, y) as RGB, converting from the image's format (YUV by BT.601 full range).
+    @inline(__always)
+    func rgb(_ x: Int, _ y: Int) -> SIMD3<Float> {
+        let p = planes[0]
+        let at = p.offset + y * p.rowStride + x * format.bytesPerPixel
+        switch format {
+        case .rgb8, .rgba8: return SIMD3(Float(p.bytes[at]), Float(p.bytes[at + 1]), Float(p.bytes[at + 2]))
+        case .bgra8: return SIMD3(Float(p.bytes[at + 2]), Float(p.bytes[at + 1]), Float(p.bytes[at]))
+        case .gray8: return SIMD3(repeating: Float(p.bytes[at]))
+        case .nv12:
+            let c = planes[1], cat = c.offset + (y / 2) * c.rowStride + (x / 2) * 2
+            return YUV.rgb(y: p.bytes[at], u: c.bytes[cat], v: c.bytes[cat + 1])
+        case .i420:
+            let u = planes[1], v = planes[2]
+            return YUV.rgb(y: p.bytes[at], u: u.bytes[u.offset + (y / 2) * u.rowStride + x / 2],
+                           v: v.bytes[v.offset + (y / 2) * v.rowStride + x / 2])
+        }
+    }
+
+    /// The image as tightly packed RGB8 (a copy; used for encoding and drawing).
+    public func rgbPixels() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let value = rgb(x, y)
+                let at = (y * width + x) * 3
+                out[at] = UInt8(value.x); out[at + 1] = UInt8(value.y); out[at + 2] = UInt8(value.z)
+            }
+        }
+        return out
+    }
+
+    /// Whether the decoded or wrapped pixels carry alpha.
+    public var hasAlpha: Bool { format == .rgba8 || format == .bgra8 }
+}
+
+/// YUV → RGB by ITU-R BT.601, full range (what camera "420f" buffers and MediaPipe's converter use), rounded
+/// and clamped to bytes.
+enum YUV {
+    @inline(__always)
+    static func rgb(y: UInt8, u: UInt8, v: UInt8) -> SIMD3<Float> {
+        let yf = Float(y), uf = Float(u) - 128, vf = Float(v) - 128
+        let r = yf + 1.402 * vf
+        let g = yf - 0.344136 * uf - 0.714136 * vf
+        let b = yf + 1.772 * uf
+        return SIMD3(r, g, b).rounded(.toNearestOrAwayFromZero).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A rotated rectangle of an image, in pixels: what a model's input is cut from.
+///
+/// `rotationDegrees` turns the rectangle clockwise on screen (image y points down), the sense of OpenCV's
+/// `RotatedRect` and of MediaPipe's `NormalizedRect.rotation` (there in radians).
+public struct RegionOfInterest: Sendable, Equatable {
+    public var centerX: Double
+    public var centerY: Double
+    public var width: Double
+    public var height: Double
+    public var rotationDegrees: Double
+
+    public init(centerX: Double, centerY: Double, width: Double, height: Double, rotationDegrees: Double = 0) {
+        self.centerX = centerX
+        self.centerY = centerY
+        self.width = width
+        self.height = height
+        self.rotationDegrees = rotationDegrees
+    }
+
+    /// The whole image.
+    public static func whole(width: Int, height: Int) -> RegionOfInterest {
+        RegionOfInterest(centerX: Double(width) / 2, centerY: Double(height) / 2, width: Double(width), height: Double(height))
+    }
+
+    /// From MediaPipe's normalized rectangle (centre and size as fractions of the image, rotation in radians).
+    public static func normalized(xCenter: Double, yCenter: Double, width: Double, height: Double, rotation: Double,
+                                  imageWidth: Int, imageHeight: Int) -> RegionOfInterest {
+        RegionOfInterest(centerX: xCenter * Double(imageWidth), centerY: yCenter * Double(imageHeight),
+                         width: width * Double(imageWidth), height: height * Double(imageHeight),
+                         rotationDegrees: rotation * 180 / .pi)
+    }
+
+    var isValid: Bool {
+        [centerX, centerY, width, height, rotationDegrees].allSatisfy(\.isFinite) && width > 0 && height > 0
+    }
+}
+
+/// Where a tensor's pixels came from: maps points in the tensor (normalized to [0, 1]) back to image pixels,
+/// undoing the letterbox and the rotated crop.
+public struct TensorToImageTransform: Sendable, Equatable {
+    /// The region actually sampled (grown by the letterbox, when there is one).
+    public let region: RegionOfInterest
+    /// Letterbox padding as fractions of the tensor: left, top, right, bottom.
+    public let padding: (left: Double, top: Double, right: Double, bottom: Double)
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.region == b.region && a.padding == b.padding
+    }
+
+    /// A point of the tensor (x, y in [0, 1] of its width and height) in image pixels.
+    public func imagePoint(tensorX: Double, tensorY: Double) -> (x: Double, y: Double) {
+        let angle = region.rotationDegrees * .pi / 180
+        let u = tensorX - 0.5, v = tensorY - 0.5
+        let dx = u * region.width, dy = v * region.height
+        return (region.centerX + cos(angle) * dx - sin(angle) * dy, region.centerY + sin(angle) * dx + cos(angle) * dy)
+    }
+
+    /// A point given relative to the letterboxed content (what a model's normalized landmarks mean) back in the
+    /// tensor's own normalized coordinates: MediaPipe's LandmarkLetterboxRemoval, inverted.
+    public func tensorPoint(contentX: Double, contentY: Double) -> (x: Double, y: Double) {
+        (padding.left + contentX * (1 - padding.left - padding.right), padding.top + contentY * (1 - padding.top - padding.bottom))
+    }
+
+    /// Removes the letterbox from a tensor-normalized point: MediaPipe's LandmarkLetterboxRemovalCalculator.
+    public func contentPoint(tensorX: Double, tensorY: Double) -> (x: Double, y: Double) {
+        let width = 1 - padding.left - padding.right, height = 1 - padding.top - padding.bottom
+        return ((tensorX - padding.left) / width, (tensorY - padding.top) / height)
+    }
+}
