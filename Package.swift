@@ -47,7 +47,7 @@ let package = Package(
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["Format"],
+            dependencies: ["Format", "Vision"],
             path: "Benchmarks/bench"),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.

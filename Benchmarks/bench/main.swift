@@ -1,15 +1,17 @@
 import Format
 import Foundation
 
-// `swift run -c release bench <job>`. Jobs grow with the project: `format` today, `pose` once the task exists.
+// `swift run -c release bench <job>`. Jobs grow with the project: `format` and `image` today, `pose` once the task exists.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "format"
 do {
     switch job {
     case "format":
         try FormatBenchmark.run(arguments: Array(arguments.dropFirst()))
+    case "image":
+        try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: format\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: format, image\n".utf8))
         exit(2)
     }
 } catch {

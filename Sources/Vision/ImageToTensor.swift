@@ -108,6 +108,7 @@ public enum ImageToTensor {
         }
         let replicate = options.border == .replicate
         let iw = image.width, ih = image.height
+        image.withPixelReader { reader in
         for v in 0..<options.height {
             for u in 0..<options.width {
                 let (X, Y) = map.fixedPointSource(u: u, v: v)
@@ -120,22 +121,26 @@ public enum ImageToTensor {
                     store(index, .zero)
                     continue
                 }
-                var sum = SIMD3<Int32>.zero
-                for (k, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
-                    var px = x0 + dx, py = y0 + dy
-                    if replicate {
-                        px = min(max(px, 0), iw - 1); py = min(max(py, 0), ih - 1)
-                    } else if px < 0 || px >= iw || py < 0 || py >= ih {
-                        continue  // a zero-border neighbour adds nothing
-                    }
-                    let pixel = SIMD3<Int32>(truncatingIfNeeded: SIMD3<Int>(image.rgb(px, py).rounded(.toNearestOrAwayFromZero)))
-                    sum &+= pixel &* weights[k]
-                }
+                let sum = neighbour(reader, x0, y0, iw, ih, replicate) &* weights.x
+                    &+ neighbour(reader, x0 + 1, y0, iw, ih, replicate) &* weights.y
+                    &+ neighbour(reader, x0, y0 + 1, iw, ih, replicate) &* weights.z
+                    &+ neighbour(reader, x0 + 1, y0 + 1, iw, ih, replicate) &* weights.w
                 let rounded = (sum &+ SIMD3(repeating: Int32(1 << (coefficientBits - 1)))) &>> Int32(coefficientBits)
                 store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
             }
         }
+        }
         return transform
+    }
+
+    /// One bilinear neighbour: clamped to the image with a replicated border, zero outside it otherwise.
+    @inline(__always)
+    private static func neighbour(_ reader: PixelReader, _ x: Int, _ y: Int, _ width: Int, _ height: Int, _ replicate: Bool) -> SIMD3<Int32> {
+        if replicate {
+            return SIMD3<Int32>(truncatingIfNeeded: reader.rgb(min(max(x, 0), width - 1), min(max(y, 0), height - 1)))
+        }
+        guard x >= 0, x < width, y >= 0, y < height else { return .zero }
+        return SIMD3<Int32>(truncatingIfNeeded: reader.rgb(x, y))
     }
 
     /// OpenCV's bilinear weight table for 8-bit remap (`initInterTab2D` with INTER_LINEAR): per 1/32-pixel

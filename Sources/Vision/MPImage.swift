@@ -146,33 +146,55 @@ public struct MPImage: Sendable {
                       orientation: orientation, exifOrientation: decoded.exifOrientation)
     }
 
-    /// The pixel at (x, y) as RGB, converting from the image's format (YUV by BT.601 full range).
-    @inline(__always)
-    func rgb(_ x: Int, _ y: Int) -> SIMD3<Float> {
-        let p = planes[0]
-        let at = p.offset + y * p.rowStride + x * format.bytesPerPixel
-        switch format {
-        case .rgb8, .rgba8: return SIMD3(Float(p.bytes[at]), Float(p.bytes[at + 1]), Float(p.bytes[at + 2]))
-        case .bgra8: return SIMD3(Float(p.bytes[at + 2]), Float(p.bytes[at + 1]), Float(p.bytes[at]))
-        case .gray8: return SIMD3(repeating: Float(p.bytes[at]))
-        case .nv12:
-            let c = planes[1], cat = c.offset + (y / 2) * c.rowStride + (x / 2) * 2
-            return YUV.rgb(y: p.bytes[at], u: c.bytes[cat], v: c.bytes[cat + 1])
-        case .i420:
-            let u = planes[1], v = planes[2]
-            return YUV.rgb(y: p.bytes[at], u: u.bytes[u.offset + (y / 2) * u.rowStride + x / 2],
-                           v: v.bytes[v.offset + (y / 2) * v.rowStride + x / 2])
+    /// Calls `body` with a reader over the image's planes in place (no copy).
+    func withPixelReader<R, E: Error>(_ body: (PixelReader) throws(E) -> R) throws(E) -> R {
+        func plane(_ i: Int) -> Plane { i < planes.count ? planes[i] : planes[0] }
+        let p0 = plane(0), p1 = plane(1), p2 = plane(2)
+        return try p0.bytes.withUnsafeBufferPointer { (b0) throws(E) -> R in
+            try p1.bytes.withUnsafeBufferPointer { (b1) throws(E) -> R in
+                try p2.bytes.withUnsafeBufferPointer { (b2) throws(E) -> R in
+                    try body(PixelReader(
+                        format: format,
+                        planes: (b0.baseAddress! + p0.offset, b1.baseAddress! + p1.offset, b2.baseAddress! + p2.offset),
+                        strides: (p0.rowStride, p1.rowStride, p2.rowStride)))
+                }
+            }
         }
     }
 
     /// The image as tightly packed RGB8 (a copy; used for encoding and drawing).
     public func rgbPixels() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let value = rgb(x, y)
-                let at = (y * width + x) * 3
-                out[at] = UInt8(value.x); out[at + 1] = UInt8(value.y); out[at + 2] = UInt8(value.z)
+        out.withUnsafeMutableBufferPointer { out in
+            withPixelReader { reader in
+                var at = 0
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let value = reader.rgb(x, y)
+                        out[at] = value.x; out[at + 1] = value.y; out[at + 2] = value.z
+                        at += 3
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The image as tightly packed RGBA8 (a copy); opaque formats get alpha 255.
+    public func rgbaPixels() -> [UInt8] {
+        var out = [UInt8](repeating: 255, count: width * height * 4)
+        out.withUnsafeMutableBufferPointer { out in
+            withPixelReader { reader in
+                var at = 0
+                for y in 0..<height {
+                    let row = reader.planes.0 + y * reader.strides.0
+                    for x in 0..<width {
+                        let value = reader.rgb(x, y)
+                        out[at] = value.x; out[at + 1] = value.y; out[at + 2] = value.z
+                        if format == .rgba8 || format == .bgra8 { out[at + 3] = row[4 * x + 3] }
+                        at += 4
+                    }
+                }
             }
         }
         return out
@@ -182,15 +204,40 @@ public struct MPImage: Sendable {
     public var hasAlpha: Bool { format == .rgba8 || format == .bgra8 }
 }
 
+/// Reads pixels of any ``PixelFormat`` as RGB bytes, in place. Valid only inside `MPImage.withPixelReader`;
+/// callers keep (x, y) inside the image.
+struct PixelReader {
+    let format: PixelFormat
+    let planes: (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>)
+    let strides: (Int, Int, Int)
+
+    @inline(__always)
+    func rgb(_ x: Int, _ y: Int) -> SIMD3<UInt8> {
+        let p = planes.0 + y * strides.0
+        switch format {
+        case .rgb8: return SIMD3(p[3 * x], p[3 * x + 1], p[3 * x + 2])
+        case .rgba8: return SIMD3(p[4 * x], p[4 * x + 1], p[4 * x + 2])
+        case .bgra8: return SIMD3(p[4 * x + 2], p[4 * x + 1], p[4 * x])
+        case .gray8: return SIMD3(repeating: p[x])
+        case .nv12:
+            let c = planes.1 + (y / 2) * strides.1 + (x / 2) * 2
+            return YUV.rgb(y: p[x], u: c[0], v: c[1])
+        case .i420:
+            return YUV.rgb(y: p[x], u: planes.1[(y / 2) * strides.1 + x / 2], v: planes.2[(y / 2) * strides.2 + x / 2])
+        }
+    }
+}
+
 /// YUV → RGB by ITU-R BT.601, full range (what camera "420f" buffers and MediaPipe's converter use), rounded
 /// and clamped to bytes.
 enum YUV {
     @inline(__always)
-    static func rgb(y: UInt8, u: UInt8, v: UInt8) -> SIMD3<Float> {
+    static func rgb(y: UInt8, u: UInt8, v: UInt8) -> SIMD3<UInt8> {
         let yf = Float(y), uf = Float(u) - 128, vf = Float(v) - 128
         let r = yf + 1.402 * vf
         let g = yf - 0.344136 * uf - 0.714136 * vf
         let b = yf + 1.772 * uf
-        return SIMD3(r, g, b).rounded(.toNearestOrAwayFromZero).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255))
+        let clamped = SIMD3(r, g, b).rounded(.toNearestOrAwayFromZero).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255))
+        return SIMD3<UInt8>(truncatingIfNeeded: SIMD3<Int32>(clamped))
     }
 }

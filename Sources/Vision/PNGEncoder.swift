@@ -32,19 +32,7 @@ public enum PNGEncoder {
     public static func write(_ image: MPImage, to path: String) throws(ImageError) {
         let bytes: [UInt8]
         if image.hasAlpha {
-            var rgba = [UInt8](repeating: 0, count: image.width * image.height * 4)
-            let p = image.planes[0]
-            for y in 0..<image.height {
-                for x in 0..<image.width {
-                    let at = p.offset + y * p.rowStride + x * 4, out = (y * image.width + x) * 4
-                    let bgra = image.format == .bgra8
-                    rgba[out] = p.bytes[at + (bgra ? 2 : 0)]
-                    rgba[out + 1] = p.bytes[at + 1]
-                    rgba[out + 2] = p.bytes[at + (bgra ? 0 : 2)]
-                    rgba[out + 3] = p.bytes[at + 3]
-                }
-            }
-            bytes = try encode(pixels: rgba, width: image.width, height: image.height, channels: 4)
+            bytes = try encode(pixels: image.rgbaPixels(), width: image.width, height: image.height, channels: 4)
         } else {
             bytes = try encode(pixels: image.rgbPixels(), width: image.width, height: image.height, channels: 3)
         }
