@@ -100,7 +100,8 @@ struct Conv2DKernel: Kernel {
         bias.withUnsafeBufferPointer { bias in
             for r in 0..<rows {
                 let out = destination + r * outputChannels
-                for c in 0..<outputChannels { out[c] = activation(out[c] + bias[c]) }
+                for c in 0..<outputChannels { out[c] += bias[c] }
+                activation.apply(out, count: outputChannels)
             }
         }
     }

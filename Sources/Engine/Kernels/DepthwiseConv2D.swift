@@ -47,25 +47,26 @@ struct DepthwiseConv2DKernel: Kernel {
                     let source = memory.floats(input) + b * y.input * x.input * inputChannels
                     let destination = memory.floats(output) + b * y.output * x.output * channels
                     for oy in 0..<y.output {
+                        // Taps that fall inside the input for this row, the same for every column.
+                        let kyStart = max(0, (y.padBefore - oy * y.stride + y.dilation - 1) / y.dilation)
+                        let kyEnd = min(y.filter, (y.input + y.padBefore - oy * y.stride + y.dilation - 1) / y.dilation)
                         for ox in 0..<x.output {
+                            let kxStart = max(0, (x.padBefore - ox * x.stride + x.dilation - 1) / x.dilation)
+                            let kxEnd = min(x.filter, (x.input + x.padBefore - ox * x.stride + x.dilation - 1) / x.dilation)
                             let out = destination + (oy * x.output + ox) * channels
-                            out.update(from: bias.baseAddress!, count: channels)
-                            for ky in 0..<y.filter {
-                                let iy = y.source(oy, ky)
-                                guard iy >= 0, iy < y.input else { continue }
-                                for kx in 0..<x.filter {
-                                    let ix = x.source(ox, kx)
-                                    guard ix >= 0, ix < x.input else { continue }
-                                    let pixel = source + (iy * x.input + ix) * inputChannels
-                                    let taps = w.baseAddress! + (ky * x.filter + kx) * channels
-                                    if multiplier == 1 {
-                                        accumulate(out, pixel, taps, channels)
-                                    } else {
-                                        for c in 0..<channels { out[c] += pixel[c / multiplier] * taps[c] }
+                            if multiplier == 1 {
+                                pixel(out, source, w.baseAddress!, bias.baseAddress!, oy, ox, kyStart, kyEnd, kxStart, kxEnd)
+                            } else {
+                                out.update(from: bias.baseAddress!, count: channels)
+                                for ky in kyStart..<max(kyStart, kyEnd) {
+                                    for kx in kxStart..<max(kxStart, kxEnd) {
+                                        let input = source + (y.source(oy, ky) * x.input + x.source(ox, kx)) * inputChannels
+                                        let taps = w.baseAddress! + (ky * x.filter + kx) * channels
+                                        for c in 0..<channels { out[c] += input[c / multiplier] * taps[c] }
                                     }
                                 }
+                                activation.apply(out, count: channels)
                             }
-                            activation.apply(out, count: channels)
                         }
                     }
                 }
@@ -73,16 +74,36 @@ struct DepthwiseConv2DKernel: Kernel {
         }
     }
 
+    /// One output pixel of a multiplier-1 depthwise convolution: eight channels at a time held in a register
+    /// across all taps, then bias-added and activated once.
     @inline(__always)
-    private func accumulate(_ out: UnsafeMutablePointer<Float>, _ pixel: UnsafePointer<Float>, _ taps: UnsafePointer<Float>, _ count: Int) {
+    private func pixel(_ out: UnsafeMutablePointer<Float>, _ source: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>,
+                       _ bias: UnsafePointer<Float>, _ oy: Int, _ ox: Int, _ kyStart: Int, _ kyEnd: Int, _ kxStart: Int, _ kxEnd: Int) {
+        let channels = inputChannels
         var c = 0
-        let o = UnsafeMutableRawPointer(out), p = UnsafeRawPointer(pixel), t = UnsafeRawPointer(taps)
-        while c + 8 <= count {
-            let sum = o.loadUnaligned(fromByteOffset: 4 * c, as: SIMD8<Float>.self)
-                + p.loadUnaligned(fromByteOffset: 4 * c, as: SIMD8<Float>.self) * t.loadUnaligned(fromByteOffset: 4 * c, as: SIMD8<Float>.self)
-            o.storeBytes(of: sum, toByteOffset: 4 * c, as: SIMD8<Float>.self)
+        while c + 8 <= channels {
+            var acc = UnsafeRawPointer(bias).loadUnaligned(fromByteOffset: 4 * c, as: SIMD8<Float>.self)
+            for ky in kyStart..<max(kyStart, kyEnd) {
+                let row = source + y.source(oy, ky) * x.input * channels + c
+                let tapRow = w + ky * x.filter * channels + c
+                for kx in kxStart..<max(kxStart, kxEnd) {
+                    let v = UnsafeRawPointer(row + x.source(ox, kx) * channels).loadUnaligned(as: SIMD8<Float>.self)
+                    let t = UnsafeRawPointer(tapRow + kx * channels).loadUnaligned(as: SIMD8<Float>.self)
+                    acc += v * t
+                }
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc), as: SIMD8<Float>.self)
             c += 8
         }
-        while c < count { out[c] += pixel[c] * taps[c]; c += 1 }
+        while c < channels {
+            var acc = bias[c]
+            for ky in kyStart..<max(kyStart, kyEnd) {
+                for kx in kxStart..<max(kxStart, kxEnd) {
+                    acc += source[(y.source(oy, ky) * x.input + x.source(ox, kx)) * channels + c] * w[(ky * x.filter + kx) * channels + c]
+                }
+            }
+            out[c] = activation(acc)
+            c += 1
+        }
     }
 }

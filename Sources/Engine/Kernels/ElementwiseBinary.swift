@@ -51,17 +51,37 @@ struct ElementwiseBinaryKernel: Kernel {
 
     func run(_ memory: TensorMemory) {
         let x = memory.floats(a), y = memory.floats(b), out = memory.floats(output)
-        let operation = operation, activation = activation
         plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
             let xa = x + offsetA, yb = y + offsetB, o = out + offsetOut
-            if strideA == 1, strideB == 1 {
-                for i in 0..<count { o[i] = activation(operation(xa[i], yb[i])) }
-            } else if strideB == 0 {
-                let constant = yb[0]
-                for i in 0..<count { o[i] = activation(operation(xa[i * strideA], constant)) }
-            } else {
-                for i in 0..<count { o[i] = activation(operation(xa[i * strideA], yb[i * strideB])) }
+            // The operation is chosen once per run so that each loop below is a plain, vectorizable one.
+            switch operation {
+            case .add: Self.apply(xa, strideA, yb, strideB, o, count) { $0 + $1 }
+            case .subtract: Self.apply(xa, strideA, yb, strideB, o, count) { $0 - $1 }
+            case .multiply: Self.apply(xa, strideA, yb, strideB, o, count) { $0 * $1 }
+            case .divide: Self.apply(xa, strideA, yb, strideB, o, count) { $0 / $1 }
+            case .maximum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 > $1 ? $0 : $1 }
+            case .minimum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 < $1 ? $0 : $1 }
+            case .squaredDifference: Self.apply(xa, strideA, yb, strideB, o, count) { ($0 - $1) * ($0 - $1) }
+            case .power: Self.apply(xa, strideA, yb, strideB, o, count) { powf($0, $1) }
+            case .preluAlpha: Self.apply(xa, strideA, yb, strideB, o, count) { $0 >= 0 ? $0 : $0 * $1 }
             }
+            activation.apply(o, count: count)
+        }
+    }
+
+    @inline(__always)
+    private static func apply(_ x: UnsafeMutablePointer<Float>, _ strideX: Int, _ y: UnsafeMutablePointer<Float>, _ strideY: Int,
+                              _ out: UnsafeMutablePointer<Float>, _ count: Int, _ f: (Float, Float) -> Float) {
+        if strideX == 1, strideY == 1 {
+            for i in 0..<count { out[i] = f(x[i], y[i]) }
+        } else if strideY == 0, strideX == 1 {
+            let constant = y[0]
+            for i in 0..<count { out[i] = f(x[i], constant) }
+        } else if strideX == 0, strideY == 1 {
+            let constant = x[0]
+            for i in 0..<count { out[i] = f(constant, y[i]) }
+        } else {
+            for i in 0..<count { out[i] = f(x[i * strideX], y[i * strideY]) }
         }
     }
 }

@@ -64,15 +64,25 @@ enum Activation: Sendable {
     }
 
     private func clamp(_ values: UnsafeMutablePointer<Float>, _ count: Int, lower: Float, upper: Float) {
-        var i = 0
-        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
-        let raw = UnsafeMutableRawPointer(values)
-        while i + 8 <= count {
-            let v = raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-            raw.storeBytes(of: v.clamped(lowerBound: lo, upperBound: hi), toByteOffset: 4 * i, as: SIMD8<Float>.self)
-            i += 8
+        // Compare-and-select per element; LLVM turns this loop into packed max/min.
+        for i in 0..<count {
+            let v = values[i]
+            values[i] = v < lower ? lower : (v > upper ? upper : v)
         }
-        while i < count { values[i] = min(max(values[i], lower), upper); i += 1 }
+    }
+
+    /// The activation of eight lanes at once.
+    @inline(__always) func callAsFunction(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        switch self {
+        case .none: return v
+        case .relu: return v.replacing(with: 0, where: v .< 0)
+        case .relu6: return v.replacing(with: 0, where: v .< 0).replacing(with: 6, where: v .> 6)
+        case .reluMinus1To1: return v.replacing(with: -1, where: v .< -1).replacing(with: 1, where: v .> 1)
+        case .tanh:
+            var out = v
+            for lane in 0..<8 { out[lane] = self(v[lane]) }
+            return out
+        }
     }
 }
 
