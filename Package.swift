@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Kernels and pixel loops are optimized in debug builds too: the test suite runs real models on real images,
+// which unoptimized Swift makes some 50 times slower.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 // Layers, lowest first: Format (model files) → Engine → Vision → Tasks → surfaces (CLI, bench).
 // A target may depend only on layers below it.
 let package = Package(
@@ -9,6 +13,7 @@ let package = Package(
         .library(name: "Format", targets: ["Format"]),
         .library(name: "Engine", targets: ["Engine"]),
         .library(name: "Vision", targets: ["Vision"]),
+        .library(name: "VisionTasks", targets: ["VisionTasks"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -33,21 +38,24 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
-        .target(name: "Engine", dependencies: ["Format", "CBLAS"], path: "Sources/Engine"),
+        .target(name: "Engine", dependencies: ["Format", "CBLAS"], path: "Sources/Engine", swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CJPEGDecoder", dependencies: ["CJPEG"], path: "Sources/CJPEGDecoder"),
-        .target(name: "Vision", dependencies: ["CPNG", "CJPEGDecoder"], path: "Sources/Vision"),
+        .target(name: "Vision", dependencies: ["CPNG", "CJPEGDecoder"], path: "Sources/Vision", swiftSettings: optimizedInDebug),
+        // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
+        .target(name: "VisionTasks", dependencies: ["Format", "Engine", "Vision"], path: "Sources/Tasks"),
 
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "Format", "Engine", "Vision",
+                "Format", "Engine", "Vision", "VisionTasks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
+        .executableTarget(name: "DebugTool", dependencies: ["VisionTasks", "Vision"], path: "Sources/DebugTool"),
         .executableTarget(
             name: "bench",
-            dependencies: ["Format", "Vision"],
+            dependencies: ["Format", "Vision", "VisionTasks"],
             path: "Benchmarks/bench"),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.
@@ -55,6 +63,7 @@ let package = Package(
         .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation"], path: "Tests/FormatTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "Vision"], path: "Tests/TasksTests"),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib"], path: "Tests/VisionTests"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Format"], path: "Tests/EngineTests"),
         .testTarget(

@@ -57,6 +57,15 @@ public struct TensorToImageTransform: Sendable, Equatable {
         return (region.centerX + cos(angle) * dx - sin(angle) * dy, region.centerY + sin(angle) * dx + cos(angle) * dy)
     }
 
+    /// The inverse of ``imagePoint(tensorX:tensorY:)``: where an image pixel position lies in the tensor, in [0, 1]
+    /// of its width and height (outside that range when the point is outside the region).
+    public func tensorPoint(imageX: Double, imageY: Double) -> (x: Double, y: Double) {
+        let angle = region.rotationDegrees * .pi / 180
+        let dx = imageX - region.centerX, dy = imageY - region.centerY
+        let u = cos(angle) * dx + sin(angle) * dy, v = -sin(angle) * dx + cos(angle) * dy
+        return (u / region.width + 0.5, v / region.height + 0.5)
+    }
+
     /// A point given relative to the letterboxed content (what a model's normalized landmarks mean) back in the
     /// tensor's own normalized coordinates: MediaPipe's LandmarkLetterboxRemoval, inverted.
     public func tensorPoint(contentX: Double, contentY: Double) -> (x: Double, y: Double) {

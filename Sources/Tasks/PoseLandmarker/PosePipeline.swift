@@ -1,0 +1,130 @@
+import Foundation
+import Format
+import Vision
+
+/// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time.
+package final class PosePipeline {
+    let options: PoseLandmarkerOptions
+    let detector: ModelRunner
+    let landmarker: ModelRunner
+    let decoder: DetectionDecoder
+
+    // Constants of MediaPipe's pose_detector_graph.cc and pose_landmarks_detector_graph.cc.
+    static let landmarkCount = 39
+    static let poseLandmarkCount = 33
+    static let suppressionThreshold: Float = 0.5
+    /// Hips centre (start) and the point above the head (end); the vector between them points up.
+    static let region = RegionFromKeypoints(startIndex: 0, endIndex: 1, targetAngle: .pi / 2, scale: 1.25, squareLong: true)
+
+    package init(bundle: TaskBundle, options: PoseLandmarkerOptions) throws(VisionTaskError) {
+        self.options = options
+        for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
+            guard (try? bundle.member(member)) != nil else {
+                throw .wrongModel("a pose landmarker bundle holds \(member); this one has \(bundle.memberPaths)")
+            }
+        }
+        // Legacy graphs feed the detector [-1, 1] and the landmark model [0, 1]; metadata overrides both.
+        detector = try ModelRunner(bundle: bundle, member: "pose_detector.tflite", defaultRange: -1...1)
+        landmarker = try ModelRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", defaultRange: 0...1)
+        let anchors = SSDAnchors.generate(SSDAnchorOptions(
+            inputWidth: 224, inputHeight: 224, minScale: 0.1484375, maxScale: 0.75, strides: [8, 16, 32, 32, 32], aspectRatios: [1]))
+        decoder = DetectionDecoder(anchors: anchors, coordinateCount: 12, keypointCount: 4, keypointOffset: 4,
+                                   scale: SIMD4(repeating: 224), scoreClipping: 100, minimumScore: options.minPoseDetectionConfidence)
+        let outputs = landmarker.interpreter.outputs
+        guard detector.inputWidth == 224, detector.inputHeight == 224,
+              detector.interpreter.outputs.map(\.elementCount) == [anchors.count * 12, anchors.count],
+              outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
+            throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
+        }
+    }
+
+    /// Pose regions from the detector, best first.
+    package func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
+        let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
+        // The detector letterboxes with zeros (pose_detector_graph.cc sets BORDER_ZERO).
+        let transform = try detector.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
+                                         keepAspectRatio: true, border: .zero)
+        let boxes = try detector.output(0), scores = try detector.output(1)
+        let kept = NonMaxSuppression.weighted(decoder.decode(boxes: boxes, scores: scores), threshold: Self.suppressionThreshold)
+        let p = transform.padding
+        let lr = Float(p.left + p.right), tb = Float(p.top + p.bottom)
+        return kept.map { detection in
+            // Letterbox removal (DetectionLetterboxRemovalCalculator), then the alignment-point region.
+            let unpad = { (k: SIMD2<Float>) in SIMD2((k.x - Float(p.left)) / (1 - lr), (k.y - Float(p.top)) / (1 - tb)) }
+            return Self.region.rect(start: unpad(detection.keypoints[0]), end: unpad(detection.keypoints[1]),
+                                    imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    func process(_ image: MPImage, tracked: [NormalizedRect], useTracking: Bool) throws(VisionTaskError) -> PoseFrameOutput {
+        var rects = tracked
+        var detectorRan = false
+        if !useTracking || tracked.count < options.numPoses {
+            detectorRan = true
+            let detected = try detect(image)
+            if useTracking {
+                // AssociationNormRectCalculator: a detection replaces every tracked region it overlaps.
+                for rect in detected {
+                    rects.removeAll { $0.intersectionOverUnion(rect) > options.minTrackingConfidence }
+                    rects.append(rect)
+                }
+            } else {
+                rects = detected
+            }
+        }
+        var poses: [PoseEstimate] = []
+        for rect in rects.prefix(options.numPoses) {
+            if let pose = try landmarks(image, rect: rect) { poses.append(pose) }
+        }
+        return PoseFrameOutput(poses: poses, nextRects: poses.map(\.nextRect), detectorRan: detectorRan,
+                               includeMasks: options.outputSegmentationMasks)
+    }
+
+    /// Runs the landmark model on one region; nil when the model says no pose is there.
+    func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> PoseEstimate? {
+        // The landmark graph leaves ImageToTensor's defaults: stretch (no letterbox) and a replicated border.
+        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
+                                           keepAspectRatio: false, border: .replicate)
+        let presence = try landmarker.output(1).first ?? 0
+        guard presence > options.minPosePresenceConfidence else { return nil }
+        let raw = try landmarker.output(0)
+        let width = Float(landmarker.inputWidth), height = Float(landmarker.inputHeight)
+        var points: [SIMD3<Float>] = []
+        var visibility: [Float] = [], presences: [Float] = []
+        for i in 0..<Self.landmarkCount {
+            let o = i * 5
+            points.append(SIMD3(raw[o] / width, raw[o + 1] / height, raw[o + 2] / width))
+            visibility.append(1 / (1 + expf(-raw[o + 3])))
+            presences.append(1 / (1 + expf(-raw[o + 4])))
+        }
+        let heatmapShape = landmarker.interpreter.outputs[3].shape
+        let heatmap = try landmarker.output(3)
+        if heatmapShape.count == 4 {
+            heatmap.withUnsafeBufferPointer {
+                HeatmapRefinement().refine(&points, heatmap: $0, height: heatmapShape[1], width: heatmapShape[2], channels: heatmapShape[3])
+            }
+        }
+        let p = transform.padding
+        let padding = (Float(p.left), Float(p.top), Float(p.right), Float(p.bottom))
+        let projected = points.map { LandmarkProjection.project(LandmarkProjection.removeLetterbox($0, padding: padding), through: rect) }
+        let landmarks = (0..<Self.poseLandmarkCount).map { i in
+            NormalizedLandmark(x: projected[i].x, y: projected[i].y, z: projected[i].z, visibility: visibility[i], presence: presences[i])
+        }
+        let worldRaw = try landmarker.output(4)
+        let world = (0..<Self.poseLandmarkCount).map { i in
+            let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
+            return Landmark(x: q.x, y: q.y, z: q.z, visibility: visibility[i], presence: presences[i])
+        }
+        let auxiliary = (projected[33], projected[34])
+        let nextRect = Self.region.rect(start: SIMD2(auxiliary.0.x, auxiliary.0.y), end: SIMD2(auxiliary.1.x, auxiliary.1.y),
+                                        imageWidth: image.width, imageHeight: image.height)
+        var mask: Mask?
+        if options.outputSegmentationMasks {
+            let shape = landmarker.interpreter.outputs[2].shape
+            mask = MaskProjection.project(logits: try landmarker.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
+                                          maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
+                                          imageWidth: image.width, imageHeight: image.height)
+        }
+        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, rect: rect)
+    }
+}
