@@ -81,3 +81,45 @@ final class PoseReferenceTests: XCTestCase {
         print("pose image mode against MediaPipe:\n" + report.joined(separator: "\n"))
     }
 }
+
+extension PoseReferenceTests {
+    /// Video mode on the first 90 frames of full_body_juggle.mp4 against MediaPipe frame by frame: tracking across
+    /// frames (numPoses 2 keeps MediaPipe's detector running on every frame, and its detections replace tracked
+    /// regions they overlap).
+    func testVideoModeMatchesMediaPipe() throws {
+        let reference = try Self.reference("pose_video.json")
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Repository.modelPath(reference.model)
+        options.runningMode = .video
+        options.numPoses = 2
+        options.outputSegmentationMasks = true
+        let landmarker = try PoseLandmarker(options: options)
+        let video = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path)
+        var worst = PoseError()
+        var frames = 0
+        for entry in reference.results {
+            let frame = try XCTUnwrap(try video.nextFrame(), "video ended before \(entry.image)")
+            XCTAssertEqual(frame.label, entry.image)
+            XCTAssertEqual(frame.timestampMs, entry.timestampMs)
+            let result = try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestampMs)
+            XCTAssertEqual(result.landmarks.count, entry.result.landmarks.count, "\(entry.image): pose count")
+            for (p, (ours, theirs)) in zip(result.landmarks, entry.result.landmarks).enumerated() {
+                let e = Self.compare(ours, result.worldLandmarks[p], theirs, entry.result.worldLandmarks[p])
+                worst.x = max(worst.x, e.x); worst.y = max(worst.y, e.y); worst.world = max(worst.world, e.world)
+                worst.visibility = max(worst.visibility, e.visibility); worst.presence = max(worst.presence, e.presence)
+                XCTAssertLessThanOrEqual(e.x, 0.003, "\(entry.image)")
+                XCTAssertLessThanOrEqual(e.y, 0.003, "\(entry.image)")
+                XCTAssertLessThanOrEqual(e.world, 0.005, "\(entry.image)")
+                XCTAssertLessThanOrEqual(e.visibility, 0.02, "\(entry.image)")
+                XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image)")
+                if let mask = result.segmentationMasks?[p], let summary = entry.result.segmentationMasks?[p] {
+                    let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
+                    XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
+                }
+            }
+            frames += 1
+        }
+        XCTAssertEqual(frames, 90)
+        print("pose video mode against MediaPipe, worst frame: \(worst)")
+    }
+}
