@@ -6,9 +6,10 @@ input size and scaled to the model's range, or landmarks from MediaPipe's refere
 experimental_preserve_all_tensors so that every operator's inputs and outputs can be read back. One .npz per
 member is written to the cache directory: arrays `t<index>` for every tensor an operator produces or the graph
 takes as input, `ops.json` with [name, inputs, outputs] per operator, `inputs.json`/`outputs.json` with the
-graph's input and output tensor indices, and `spread.json`: per output, how far LiteRT's own CPU configurations
-(builtin, XNNPACK, reference kernels; 1 and 2 threads) land from each other on the same input — the end-to-end
-tests allow ours that far from the golden too. Constants that are stored in the model are not written; our engine reads
+graph's input and output tensor indices, `spread.json`: per output, how far LiteRT's own CPU configurations
+(builtin, XNNPACK, reference kernels; 1 and 2 threads) land from each other on the same input, and `alt<c>_<k>`:
+output k of each other configuration c. End to end, ours must lie as close to one of LiteRT's configurations as
+they lie to each other. Constants that are stored in the model are not written; our engine reads
 them from the model itself.
 
 Usage: pip install ai-edge-litert pillow numpy
@@ -103,6 +104,7 @@ def backend_spread(content, inputs, golden):
         other.invoke()
         configurations.append(other)
     outputs = [[c.get_tensor(d["index"]).astype(np.float64) for d in c.get_output_details()] for c in configurations]
+    alternatives = {f"alt{i}_{k}": out.astype(np.float32) for i, config in enumerate(outputs[1:]) for k, out in enumerate(config)}
     spread = []
     for k in range(len(outputs[0])):
         worst = 0.0
@@ -110,7 +112,7 @@ def backend_spread(content, inputs, golden):
             for b in outputs:
                 worst = max(worst, float((np.abs(a[k] - b[k]) / np.maximum(1, np.abs(b[k]))).max()))
         spread.append(worst)
-    return spread
+    return spread, alternatives
 
 
 def main():
@@ -150,7 +152,9 @@ def main():
         arrays["ops.json"] = np.frombuffer(json.dumps(
             [[op["op_name"], [int(x) for x in op["inputs"]], [int(x) for x in op["outputs"]]] for op in ops]).encode(), dtype=np.uint8)
         arrays["inputs.json"] = np.frombuffer(json.dumps([int(d["index"]) for d in interpreter.get_input_details()]).encode(), dtype=np.uint8)
-        arrays["spread.json"] = np.frombuffer(json.dumps(backend_spread(content, inputs, interpreter)).encode(), dtype=np.uint8)
+        spread, alternatives = backend_spread(content, inputs, interpreter)
+        arrays["spread.json"] = np.frombuffer(json.dumps(spread).encode(), dtype=np.uint8)
+        arrays.update(alternatives)
         arrays["model.json"] = np.frombuffer(json.dumps({"bundle": bundle, "member": member}).encode(), dtype=np.uint8)
         arrays["outputs.json"] = np.frombuffer(json.dumps([int(d["index"]) for d in interpreter.get_output_details()]).encode(), dtype=np.uint8)
         np.savez(target + ".partial.npz", **arrays)

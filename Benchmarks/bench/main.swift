@@ -1,17 +1,19 @@
 import Format
 import Foundation
 
-// `swift run -c release bench <job>`. Jobs grow with the project: `format` and `image` today, `pose` once the task exists.
+// `swift run -c release bench <job>`: `pose` (the main job), `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let job = arguments.first ?? "format"
+let job = arguments.first ?? "pose"
 do {
     switch job {
     case "format":
         try FormatBenchmark.run(arguments: Array(arguments.dropFirst()))
     case "image":
         try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
+    case "pose":
+        try PoseBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, format, image\n".utf8))
         exit(2)
     }
 } catch {

@@ -1,3 +1,4 @@
+import CBLAS
 import Format
 
 /// A model prepared to run: constants loaded and folded, a kernel per remaining operator, the arena planned.
@@ -119,6 +120,16 @@ public final class ExecutionPlan: Sendable {
         self.foldedOperatorCount = folded
     }
 
+    /// Our kernels split work over threads themselves; OpenBLAS threading on top would oversubscribe the cores.
+    static func keepBLASSingleThreaded() {
+        _ = blasConfigured
+    }
+
+    private static let blasConfigured: Bool = {
+        openblas_set_num_threads(1)
+        return true
+    }()
+
     /// Runs `kernel` once over constant inputs and keeps its outputs as constants.
     private static func fold(_ kernel: any Kernel, context: OperatorContext, constants: ConstantStore) throws(EngineError) {
         for output in context.outputs {
@@ -131,7 +142,7 @@ public final class ExecutionPlan: Sendable {
         var addresses = Array(repeating: placeholder, count: count)
         for (tensor, entry) in constants.entries { addresses[tensor] = entry.pointer }
         addresses.withUnsafeBufferPointer { buffer in
-            kernel.run(TensorMemory(addresses: buffer.baseAddress!, scratch: scratch))
+            kernel.run(TensorMemory(addresses: buffer.baseAddress!, scratch: scratch, parallel: Parallel(threads: 1)))
         }
     }
 }

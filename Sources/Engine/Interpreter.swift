@@ -1,4 +1,6 @@
+import Dispatch
 import Format
+import Foundation
 
 /// Name, shape and type of a model input or output.
 public struct TensorDescription: Sendable, Equatable {
@@ -19,9 +21,14 @@ public final class Interpreter {
     private let placeholder: UnsafeMutableRawPointer
     private let addresses: UnsafeMutablePointer<UnsafeMutableRawPointer>
     private let tensorCount: Int
+    /// Threads each operator may use (its work split in as many parts).
+    public let threadCount: Int
 
-    public init(plan: ExecutionPlan) {
+    /// - Parameter threads: threads per operator; default all cores, as LiteRT's XNNPACK does when asked.
+    public init(plan: ExecutionPlan, threads: Int? = nil) {
         self.plan = plan
+        threadCount = max(1, min(threads ?? ProcessInfo.processInfo.activeProcessorCount, 64))
+        ExecutionPlan.keepBLASSingleThreaded()
         arena = .allocate(byteCount: max(plan.arenaBytes, 1), alignment: MemoryPlanner.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.arenaBytes, 1))
         scratch = .allocate(byteCount: max(plan.scratchBytes, 1), alignment: MemoryPlanner.alignment)
@@ -34,12 +41,12 @@ public final class Interpreter {
     }
 
     /// Prepares `model` and an interpreter for it.
-    public convenience init(model: TFLiteModel) throws(EngineError) {
-        self.init(plan: try ExecutionPlan(model: model))
+    public convenience init(model: TFLiteModel, threads: Int? = nil) throws(EngineError) {
+        self.init(plan: try ExecutionPlan(model: model), threads: threads)
     }
 
     /// Opens a `.tflite` file, or member `member` of a `.task` bundle.
-    public convenience init(path: String, member: String? = nil) throws(EngineError) {
+    public convenience init(path: String, member: String? = nil, threads: Int? = nil) throws(EngineError) {
         do {
             let bundle = try TaskBundle(path: path)
             let model: TFLiteModel
@@ -51,7 +58,7 @@ public final class Interpreter {
                 }
                 model = try bundle.model(bundle.members[0].path)
             }
-            try self.init(model: model)
+            try self.init(model: model, threads: threads)
         } catch let error as EngineError {
             throw error
         } catch let error as FormatError {
@@ -122,8 +129,18 @@ public final class Interpreter {
 
     /// Runs every operator once.
     public func invoke() {
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch)
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount))
         for step in plan.steps { step.kernel.run(memory) }
+    }
+
+    /// Runs every operator once, timing each: (operator name, milliseconds) in execution order. For profiling.
+    public func invokeProfiled() -> [(name: String, milliseconds: Double)] {
+        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount))
+        return plan.steps.map { step in
+            let start = DispatchTime.now().uptimeNanoseconds
+            step.kernel.run(memory)
+            return (step.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
     }
 
     /// The raw bytes of output `index`.
@@ -158,7 +175,7 @@ public final class Interpreter {
             }
             try write(tensor, bytes: bytes)
         }
-        step.kernel.run(TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch))
+        step.kernel.run(TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount)))
         var result: [Int: [UInt8]] = [:]
         for tensor in step.outputs { result[tensor] = tensorBytes(tensor) }
         return result

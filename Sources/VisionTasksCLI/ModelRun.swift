@@ -21,15 +21,20 @@ struct ModelRun: ParsableCommand {
     @Option(name: .customLong("repeat"), help: "Invoke this many times after a warm-up and print median_ms/min_ms.")
     var repeatCount: Int = 1
 
+    @Flag(help: "Print time per operator type (after the timed runs).") var profile = false
+
+    @Option(help: "Threads per operator (default: all cores).") var threads: Int?
+
     func validate() throws {
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
     }
 
     func run() throws {
         let parts = model.split(separator: "#", maxSplits: 1).map(String.init)
         let interpreter: Interpreter
         do {
-            interpreter = try Interpreter(path: parts[0], member: parts.count > 1 ? parts[1] : nil)
+            interpreter = try Interpreter(path: parts[0], member: parts.count > 1 ? parts[1] : nil, threads: threads)
         } catch {
             throw CLIError(description: "\(model): \(error)")
         }
@@ -64,6 +69,15 @@ struct ModelRun: ParsableCommand {
             }
         }
         print("arena_bytes=\(interpreter.plan.arenaBytes) naive_bytes=\(interpreter.plan.naiveBytes) folded_ops=\(interpreter.plan.foldedOperatorCount) runtime_ops=\(interpreter.plan.runtimeOperatorCount)")
+        if profile {
+            var totals: [String: (Double, Int)] = [:]
+            for _ in 0..<10 {
+                for (name, ms) in interpreter.invokeProfiled() { totals[name, default: (0, 0)].0 += ms / 10; totals[name, default: (0, 0)].1 += 1 }
+            }
+            for (name, (ms, count)) in totals.sorted(by: { $0.value.0 > $1.value.0 }) {
+                print(String(format: "  %-22@ %7.3f ms  (%d ops)", name as NSString, ms, count / 10))
+            }
+        }
         samples.sort()
         print(String(format: "median_ms=%.3f min_ms=%.3f", samples[samples.count / 2], samples[0]))
     }

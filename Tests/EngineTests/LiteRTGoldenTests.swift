@@ -18,6 +18,8 @@ final class LiteRTGoldenTests: XCTestCase {
         /// Per output, how far LiteRT's own CPU configurations are from each other.
         let spread: [Float]
         let tensors: [Int: NumPyArray]
+        /// Output k of LiteRT's other CPU configurations, by output index.
+        let alternatives: [Int: [NumPyArray]]
     }
 
     static func goldens() throws -> [Golden] {
@@ -27,11 +29,14 @@ final class LiteRTGoldenTests: XCTestCase {
         return try files.map { file in
             let archive = try TaskBundle(path: directory.appendingPathComponent(file).path)
             var tensors: [Int: NumPyArray] = [:]
+            var alternatives: [Int: [NumPyArray]] = [:]
             var json: [String: Any] = [:]
             for member in archive.members {
                 let array = try NumPyArray(npy: member.bytes)
                 let name = String(member.path.dropLast(4))  // ".npy"
-                if name.hasSuffix(".json") {
+                if name.hasPrefix("alt"), let k = name.split(separator: "_").last.flatMap({ Int($0) }) {
+                    alternatives[k, default: []].append(array)
+                } else if name.hasSuffix(".json") {
                     json[name] = try JSONSerialization.jsonObject(with: Data(array.bytes))
                 } else if let index = Int(name.dropFirst()) {
                     tensors[index] = array
@@ -41,7 +46,7 @@ final class LiteRTGoldenTests: XCTestCase {
             let operators = (json["ops.json"] as! [[Any]]).map { ($0[0] as! String, $0[1] as! [Int], $0[2] as! [Int]) }
             return Golden(bundle: model["bundle"]!, member: model["member"]!, operators: operators,
                           inputs: json["inputs.json"] as! [Int], outputs: json["outputs.json"] as! [Int],
-                          spread: (json["spread.json"] as! [Double]).map(Float.init), tensors: tensors)
+                          spread: (json["spread.json"] as! [Double]).map(Float.init), tensors: tensors, alternatives: alternatives)
         }
     }
 
@@ -100,8 +105,8 @@ final class LiteRTGoldenTests: XCTestCase {
     /// End to end, float32 rounding compounds over hundreds of operators in an order each implementation picks:
     /// LiteRT's own configurations (builtin, XNNPACK, reference kernels; 1 or 2 threads) differ from each other
     /// by up to 9e-3 on the pose landmark model's segmentation logits. Ours must be within the per-operator
-    /// tolerance, or no further from the golden than LiteRT's configurations are from each other (measured per
-    /// output by tools/litert_goldens.py).
+    /// tolerance of the golden, or as close to one of LiteRT's configurations as they are to each other (measured
+    /// per output by tools/litert_goldens.py).
     func testEveryModelEndToEnd() throws {
         var report: [String] = []
         for golden in try Self.goldens() {
@@ -114,10 +119,12 @@ final class LiteRTGoldenTests: XCTestCase {
             var errors: [String] = []
             for (position, tensor) in golden.outputs.enumerated() {
                 let reference = try XCTUnwrap(golden.tensors[tensor])
-                let error = Self.worstError(try interpreter.outputFloats(position), reference.floats).relative
-                let allowed = max(Self.tolerance, golden.spread[position])
-                errors.append(String(format: "%.2g (LiteRT's spread %.2g)", error, golden.spread[position]))
-                XCTAssertLessThanOrEqual(error, allowed, "\(label) output \(position)")
+                let ours = try interpreter.outputFloats(position)
+                let error = Self.worstError(ours, reference.floats).relative
+                let nearest = ([reference] + (golden.alternatives[position] ?? [])).map { Self.worstError(ours, $0.floats).relative }.min() ?? error
+                errors.append(String(format: "%.2g (nearest LiteRT configuration %.2g, LiteRT's spread %.2g)", error, nearest, golden.spread[position]))
+                XCTAssertTrue(error <= Self.tolerance || nearest <= golden.spread[position],
+                              "\(label) output \(position): \(error) from the golden, \(nearest) from the nearest LiteRT configuration, spread \(golden.spread[position])")
             }
             report.append("\(label): " + errors.joined(separator: ", "))
         }

@@ -17,6 +17,8 @@ struct Conv2DKernel: Kernel {
     let weights: [Float]
     let bias: [Float]
     let activation: Activation
+    /// The weights packed for our micro-kernel, when the filter is small enough for it to beat sgemm.
+    let packed: PackedGEMM?
 
     var isPointwise: Bool {
         y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
@@ -49,6 +51,9 @@ struct Conv2DKernel: Kernel {
         }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         try context.expect([batch, y.output, x.output, outputChannels], forOutput: 0)
+        // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS.
+        packed = weights.count <= 1 << 18
+            ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
     }
 
     func run(_ memory: TensorMemory) {
@@ -56,27 +61,36 @@ struct Conv2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * pixels * outputChannels
-            let patches: UnsafePointer<Float>
-            if isPointwise {
-                patches = UnsafePointer(source)
-            } else {
-                let scratch = memory.scratch.assumingMemoryBound(to: Float.self)
-                gatherPatches(from: source, into: scratch)
-                patches = UnsafePointer(scratch)
+            // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
+            memory.parallel.forEach(pixels, minimumPerThread: 64) { rows in
+                let patches: UnsafePointer<Float>
+                if isPointwise {
+                    patches = UnsafePointer(source + rows.lowerBound * inputChannels)
+                } else {
+                    let scratch = memory.scratch.assumingMemoryBound(to: Float.self) + rows.lowerBound * patchSize
+                    gatherPatches(from: source, into: scratch, rows: rows)
+                    patches = UnsafePointer(scratch)
+                }
+                let out = destination + rows.lowerBound * outputChannels
+                if let packed {
+                    packed.run(a: patches, lda: patchSize, rows: 0..<rows.count, c: out, ldc: outputChannels, activation: activation)
+                    return
+                }
+                weights.withUnsafeBufferPointer { w in
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
+                                1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
+                }
+                addBiasAndActivate(out, rows: rows.count)
             }
-            weights.withUnsafeBufferPointer { w in
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(pixels), Int32(outputChannels), Int32(patchSize),
-                            1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, destination, Int32(outputChannels))
-            }
-            addBiasAndActivate(destination, rows: pixels)
         }
     }
 
-    private func gatherPatches(from source: UnsafeMutablePointer<Float>, into scratch: UnsafeMutablePointer<Float>) {
+    private func gatherPatches(from source: UnsafeMutablePointer<Float>, into scratch: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         let rowBytes = inputChannels * 4
         var row = scratch
-        for oy in 0..<y.output {
-            for ox in 0..<x.output {
+        for pixel in rows {
+            let oy = pixel / x.output, ox = pixel % x.output
+            do {
                 var column = row
                 for ky in 0..<y.filter {
                     let iy = y.source(oy, ky)

@@ -46,26 +46,12 @@ struct DepthwiseConv2DKernel: Kernel {
                 for b in 0..<batch {
                     let source = memory.floats(input) + b * y.input * x.input * inputChannels
                     let destination = memory.floats(output) + b * y.output * x.output * channels
-                    for oy in 0..<y.output {
-                        // Taps that fall inside the input for this row, the same for every column.
-                        let kyStart = max(0, (y.padBefore - oy * y.stride + y.dilation - 1) / y.dilation)
-                        let kyEnd = min(y.filter, (y.input + y.padBefore - oy * y.stride + y.dilation - 1) / y.dilation)
-                        for ox in 0..<x.output {
-                            let kxStart = max(0, (x.padBefore - ox * x.stride + x.dilation - 1) / x.dilation)
-                            let kxEnd = min(x.filter, (x.input + x.padBefore - ox * x.stride + x.dilation - 1) / x.dilation)
-                            let out = destination + (oy * x.output + ox) * channels
+                    memory.parallel.forEach(y.output, minimumPerThread: 2) { rows in
+                        for oy in rows {
                             if multiplier == 1 {
-                                pixel(out, source, w.baseAddress!, bias.baseAddress!, oy, ox, kyStart, kyEnd, kxStart, kxEnd)
+                                row(oy, source, destination, w.baseAddress!, bias.baseAddress!)
                             } else {
-                                out.update(from: bias.baseAddress!, count: channels)
-                                for ky in kyStart..<max(kyStart, kyEnd) {
-                                    for kx in kxStart..<max(kxStart, kxEnd) {
-                                        let input = source + (y.source(oy, ky) * x.input + x.source(ox, kx)) * inputChannels
-                                        let taps = w.baseAddress! + (ky * x.filter + kx) * channels
-                                        for c in 0..<channels { out[c] += input[c / multiplier] * taps[c] }
-                                    }
-                                }
-                                activation.apply(out, count: channels)
+                                genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
                             }
                         }
                     }
@@ -74,36 +60,68 @@ struct DepthwiseConv2DKernel: Kernel {
         }
     }
 
-    /// One output pixel of a multiplier-1 depthwise convolution: eight channels at a time held in a register
-    /// across all taps, then bias-added and activated once.
+    /// Taps inside the input along one axis for output coordinate `o`: [start, end).
     @inline(__always)
-    private func pixel(_ out: UnsafeMutablePointer<Float>, _ source: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>,
-                       _ bias: UnsafePointer<Float>, _ oy: Int, _ ox: Int, _ kyStart: Int, _ kyEnd: Int, _ kxStart: Int, _ kxEnd: Int) {
+    private static func validTaps(_ axis: WindowAxis, _ o: Int) -> Range<Int> {
+        let start = max(0, (axis.padBefore - o * axis.stride + axis.dilation - 1) / axis.dilation)
+        let end = min(axis.filter, (axis.input + axis.padBefore - o * axis.stride + axis.dilation - 1) / axis.dilation)
+        return start..<max(start, end)
+    }
+
+    /// One output row, multiplier 1. Interior pixels (every tap inside the input) take a branch-free path over the
+    /// taps; border pixels skip the taps that fall outside.
+    @inline(__always)
+    private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                     _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
         let channels = inputChannels
-        var c = 0
-        while c + 8 <= channels {
-            var acc = UnsafeRawPointer(bias).loadUnaligned(fromByteOffset: 4 * c, as: SIMD8<Float>.self)
-            for ky in kyStart..<max(kyStart, kyEnd) {
-                let row = source + y.source(oy, ky) * x.input * channels + c
-                let tapRow = w + ky * x.filter * channels + c
-                for kx in kxStart..<max(kxStart, kxEnd) {
-                    let v = UnsafeRawPointer(row + x.source(ox, kx) * channels).loadUnaligned(as: SIMD8<Float>.self)
-                    let t = UnsafeRawPointer(tapRow + kx * channels).loadUnaligned(as: SIMD8<Float>.self)
-                    acc += v * t
+        let ky = Self.validTaps(y, oy)
+        let rowBase = source + (oy * y.stride - y.padBefore) * x.input * channels
+        for ox in 0..<x.output {
+            let kx = Self.validTaps(x, ox)
+            let pixelBase = rowBase + (ox * x.stride - x.padBefore) * channels
+            let out = destination + (oy * x.output + ox) * channels
+            var c = 0
+            while c + 8 <= channels {
+                var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
+                for ty in ky {
+                    let inputRow = pixelBase + ty * y.dilation * x.input * channels + c
+                    let tapRow = w + ty * x.filter * channels + c
+                    for tx in kx {
+                        let v = UnsafeRawPointer(inputRow + tx * x.dilation * channels).loadUnaligned(as: SIMD8<Float>.self)
+                        let t = UnsafeRawPointer(tapRow + tx * channels).loadUnaligned(as: SIMD8<Float>.self)
+                        acc.addProduct(v, t)
+                    }
                 }
+                UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc), as: SIMD8<Float>.self)
+                c += 8
             }
-            UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc), as: SIMD8<Float>.self)
-            c += 8
+            while c < channels {
+                var acc = bias[c]
+                for ty in ky {
+                    for tx in kx {
+                        acc += pixelBase[(ty * y.dilation * x.input + tx * x.dilation) * channels + c] * w[(ty * x.filter + tx) * channels + c]
+                    }
+                }
+                out[c] = activation(acc)
+                c += 1
+            }
         }
-        while c < channels {
-            var acc = bias[c]
-            for ky in kyStart..<max(kyStart, kyEnd) {
-                for kx in kxStart..<max(kxStart, kxEnd) {
-                    acc += source[(y.source(oy, ky) * x.input + x.source(ox, kx)) * channels + c] * w[(ky * x.filter + kx) * channels + c]
+    }
+
+    private func genericRow(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                            _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let channels = outputChannels
+        for ox in 0..<x.output {
+            let out = destination + (oy * x.output + ox) * channels
+            out.update(from: bias, count: channels)
+            for ky in Self.validTaps(y, oy) {
+                for kx in Self.validTaps(x, ox) {
+                    let input = source + (y.source(oy, ky) * x.input + x.source(ox, kx)) * inputChannels
+                    let taps = w + (ky * x.filter + kx) * channels
+                    for c in 0..<channels { out[c] += input[c / multiplier] * taps[c] }
                 }
             }
-            out[c] = activation(acc)
-            c += 1
+            activation.apply(out, count: channels)
         }
     }
 }

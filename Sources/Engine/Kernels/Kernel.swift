@@ -7,6 +7,8 @@ import Format
 struct TensorMemory {
     let addresses: UnsafePointer<UnsafeMutableRawPointer>
     let scratch: UnsafeMutableRawPointer
+    /// How kernels may split their work.
+    let parallel: Parallel
 
     @inline(__always) func floats(_ tensor: Int) -> UnsafeMutablePointer<Float> {
         addresses[tensor].assumingMemoryBound(to: Float.self)

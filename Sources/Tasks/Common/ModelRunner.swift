@@ -1,9 +1,24 @@
+import Dispatch
 import Engine
 import Format
 import Vision
 
+/// Where a task's time goes, accumulated over calls (for `bench`).
+package struct StageTimings: Sendable {
+    package var preprocessing: Double = 0
+    package var inference: Double = 0
+    package var postprocessing: Double = 0
+    package var calls = 0
+
+    package init() {}
+}
+
+@inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
 /// One model of a task: its interpreter, input geometry and the value range its metadata asks for.
 final class ModelRunner {
+    /// Time spent sampling inputs and running this model.
+    var timings = StageTimings()
     let interpreter: Interpreter
     let inputWidth: Int
     let inputHeight: Int
@@ -32,6 +47,7 @@ final class ModelRunner {
     func run(_ image: MPImage, region: RegionOfInterest, keepAspectRatio: Bool, border: ImageToTensorOptions.Border) throws(VisionTaskError) -> TensorToImageTransform {
         let options = ImageToTensorOptions(width: inputWidth, height: inputHeight, keepAspectRatio: keepAspectRatio, border: border, range: range)
         let transform: TensorToImageTransform
+        let start = now()
         do {
             transform = try interpreter.withInputFloats(0) { buffer in
                 try ImageToTensor.write(image, region: region, options: options, into: buffer)
@@ -43,7 +59,11 @@ final class ModelRunner {
         } catch {
             throw .wrongModel("\(error)")
         }
+        let sampled = now()
         interpreter.invoke()
+        timings.preprocessing += Double(sampled - start) / 1e6
+        timings.inference += Double(now() - sampled) / 1e6
+        timings.calls += 1
         return transform
     }
 

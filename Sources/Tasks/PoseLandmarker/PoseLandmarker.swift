@@ -12,7 +12,7 @@ import Vision
 public final class PoseLandmarker: @unchecked Sendable {
     // @unchecked: mutable state (tracking, timestamps) is only touched under `lock`.
     let options: PoseLandmarkerOptions
-    private let pipeline: PosePipeline
+    let pipeline: PosePipeline
     private let lock = NSLock()
     private var lastTimestamp: Int?
     private var trackedRects: [NormalizedRect] = []
@@ -41,6 +41,12 @@ public final class PoseLandmarker: @unchecked Sendable {
         do { bundle = try TaskBundle(path: options.baseOptions.modelAssetPath) } catch { throw VisionTaskError.model(error) }
         pipeline = try PosePipeline(bundle: bundle, options: copy)
         if copy.runningMode != .image, copy.numPoses == 1 { smoothing = PoseSmoothing() }
+    }
+
+    /// Stage timings accumulated so far (for benchmarks).
+    package var timings: (detector: StageTimings, landmarks: StageTimings) {
+        lock.lock(); defer { lock.unlock() }
+        return pipeline.timings
     }
 
     /// Image mode with default options.

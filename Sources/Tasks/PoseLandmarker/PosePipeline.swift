@@ -39,11 +39,23 @@ package final class PosePipeline {
     }
 
     /// Pose regions from the detector, best first.
+    /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
+    package var timings: (detector: StageTimings, landmarks: StageTimings) {
+        var d = detector.timings, l = landmarker.timings
+        d.postprocessing = detectorPost
+        l.postprocessing = landmarkPost
+        return (d, l)
+    }
+    private var detectorPost: Double = 0
+    private var landmarkPost: Double = 0
+
     package func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
         let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
         // The detector letterboxes with zeros (pose_detector_graph.cc sets BORDER_ZERO).
         let transform = try detector.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
                                          keepAspectRatio: true, border: .zero)
+        let post = now()
+        defer { detectorPost += Double(now() - post) / 1e6 }
         let boxes = try detector.output(0), scores = try detector.output(1)
         let kept = NonMaxSuppression.weighted(decoder.decode(boxes: boxes, scores: scores), threshold: Self.suppressionThreshold)
         let p = transform.padding
@@ -85,6 +97,8 @@ package final class PosePipeline {
         // The landmark graph leaves ImageToTensor's defaults: stretch (no letterbox) and a replicated border.
         let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
                                            keepAspectRatio: false, border: .replicate)
+        let post = now()
+        defer { landmarkPost += Double(now() - post) / 1e6 }
         let presence = try landmarker.output(1).first ?? 0
         guard presence > options.minPosePresenceConfidence else { return nil }
         let raw = try landmarker.output(0)
