@@ -10,10 +10,12 @@ import Vision
 ///
 /// Thread safety: calls are serialized internally; live-stream results arrive on one serial queue, in order.
 public final class PoseLandmarker: @unchecked Sendable {
-    // @unchecked: mutable state (tracking, timestamps) is only touched under `lock`.
+    // @unchecked: the pipeline and tracking state are only touched under `lock`; timestamps and the in-flight flag
+    // under `stateLock`, which is never held while a frame is processed (so live-stream callers never block).
     let options: PoseLandmarkerOptions
     let pipeline: PosePipeline
     private let lock = NSLock()
+    private let stateLock = NSLock()
     private var lastTimestamp: Int?
     private var trackedRects: [NormalizedRect] = []
     private var smoothing: PoseSmoothing?
@@ -69,8 +71,8 @@ public final class PoseLandmarker: @unchecked Sendable {
         guard options.runningMode == .video else {
             throw VisionTaskError.wrongRunningMode(method: "detect(videoFrame:timestampInMilliseconds:)", runningMode: options.runningMode)
         }
-        lock.lock(); defer { lock.unlock() }
         try accept(timestamp)
+        lock.lock(); defer { lock.unlock() }
         return try track(image, timestamp: timestamp)
     }
 
@@ -80,18 +82,20 @@ public final class PoseLandmarker: @unchecked Sendable {
         guard options.runningMode == .liveStream else {
             throw VisionTaskError.wrongRunningMode(method: "detectAsync(image:timestampInMilliseconds:)", runningMode: options.runningMode)
         }
-        lock.lock()
-        do { try accept(timestamp) } catch { lock.unlock(); throw error }
-        if inFlight { lock.unlock(); return }
+        try accept(timestamp)
+        stateLock.lock()
+        if inFlight { stateLock.unlock(); return }
         inFlight = true
-        lock.unlock()
+        stateLock.unlock()
         workQueue.async { [self] in
             var result: PoseLandmarkerResult?
             var failure: (any Error)?
             lock.lock()
             do { result = try track(image, timestamp: timestamp) } catch { failure = error }
-            inFlight = false
             lock.unlock()
+            stateLock.lock()
+            inFlight = false
+            stateLock.unlock()
             deliveryQueue.async { [self, result, failure] in
                 delegate?.poseLandmarker(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: failure)
             }
@@ -105,6 +109,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     private func accept(_ timestamp: Int) throws(VisionTaskError) {
+        stateLock.lock(); defer { stateLock.unlock() }
         if let lastTimestamp, timestamp <= lastTimestamp {
             throw .nonIncreasingTimestamp(previous: lastTimestamp, current: timestamp)
         }
