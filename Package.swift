@@ -61,10 +61,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
-        .executableTarget(name: "DebugTool", dependencies: ["VisionTasks", "Vision"], path: "Sources/DebugTool"),
         .executableTarget(
             name: "bench",
-            dependencies: ["Format", "Vision", "VisionTasks"],
+            dependencies: ["Format", "Engine", "Vision", "VisionTasks", "CBLAS"],
             path: "Benchmarks/bench"),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.

@@ -1,7 +1,7 @@
 import Format
 import Foundation
 
-// `swift run -c release bench <job>`: `pose` (the main job), `format`, `image`.
+// `swift run -c release bench <job>`: `pose` (the main job), `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {
@@ -12,8 +12,10 @@ do {
         try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
     case "pose":
         try PoseBenchmark.run(arguments: Array(arguments.dropFirst()))
+    case "models":
+        try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, models, format, image\n".utf8))
         exit(2)
     }
 } catch {
