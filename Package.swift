@@ -68,12 +68,13 @@ let package = Package(
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.
         .target(name: "ModelMutation", dependencies: ["Format"], path: "Tests/Support/ModelMutation"),
+        .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
         .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
-        .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation"], path: "Tests/FormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "Vision"], path: "Tests/TasksTests"),
-        .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib"], path: "Tests/VisionTests"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format"], path: "Tests/EngineTests"),
+        .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation", "TestSupport"], path: "Tests/FormatTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "Vision", "TestSupport"], path: "Tests/TasksTests"),
+        .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib", "TestSupport"], path: "Tests/VisionTests"),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format", "TestSupport"], path: "Tests/EngineTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
             path: "Tests/SystemLibraryTests"),

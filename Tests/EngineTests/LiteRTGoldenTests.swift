@@ -1,6 +1,7 @@
 import Engine
 import Format
 import Foundation
+import TestSupport
 import XCTest
 
 /// Every float model, operator by operator and end to end, against LiteRT on real inputs

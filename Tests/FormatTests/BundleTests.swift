@@ -1,5 +1,6 @@
 import Format
 import Foundation
+import TestSupport
 import XCTest
 
 final class BundleTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Format
 import Foundation
+import TestSupport
 import XCTest
 
 /// Hand-made damage with a known right answer: each must be the named `FormatError`, not a trap.

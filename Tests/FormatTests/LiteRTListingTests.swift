@@ -1,5 +1,6 @@
 import Format
 import Foundation
+import TestSupport
 import XCTest
 
 /// Our reading of every shipped model against what LiteRT's interpreter lists for it

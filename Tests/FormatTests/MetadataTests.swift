@@ -1,4 +1,5 @@
 import Format
+import TestSupport
 import XCTest
 
 /// Metadata facts stated in ../shared/models/MODELS.md (and visible in MediaPipe's own task graphs).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `vision-tasks model info` as a user runs it: the binary built beside this test bundle.

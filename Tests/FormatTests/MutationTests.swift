@@ -1,6 +1,7 @@
 import Format
 import Foundation
 import ModelMutation
+import TestSupport
 import XCTest
 
 /// Damaged copies of every shipped model and bundle — bit flips, overwritten offsets and lengths, truncations —

@@ -1,6 +1,7 @@
 import Foundation
 import Vision
 import VisionTasks
+import TestSupport
 import XCTest
 
 final class PoseLandmarkerAPITests: XCTestCase {

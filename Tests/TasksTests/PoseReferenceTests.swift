@@ -1,6 +1,7 @@
 import Foundation
 import Vision
 import VisionTasks
+import TestSupport
 import XCTest
 
 /// The pose landmarker against MediaPipe 0.10.14's own output on the shared images (`../shared/reference/pose.json`:

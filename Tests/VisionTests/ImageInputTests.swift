@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import Vision
+import TestSupport
 import XCTest
 
 final class ImageInputTests: XCTestCase {

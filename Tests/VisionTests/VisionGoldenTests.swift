@@ -1,6 +1,7 @@
 import Format
 import Foundation
 import Vision
+import TestSupport
 import XCTest
 
 /// Decoding and region sampling against Pillow, Debian's libjpeg-turbo (`djpeg`) and OpenCV as MediaPipe uses it

@@ -2,14 +2,16 @@ import Foundation
 import XCTest
 
 /// Paths of the checkout the tests run in, and of the shared data beside it.
-enum Repository {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let models = root.appendingPathComponent("Models")
-    static let fixtures = root.appendingPathComponent("Tests/Fixtures")
+public enum Repository {
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let models = root.appendingPathComponent("Models")
+    public static let fixtures = root.appendingPathComponent("Tests/Fixtures")
+    /// ../shared beside the checkout: images, videos and MediaPipe's reference outputs.
+    public static let shared = root.deletingLastPathComponent().appendingPathComponent("shared")
 
     /// Every model file the manifest lists, as fetched into Models/ by `tools/fetch-models`.
-    static func modelFiles() throws -> [String] {
+    public static func modelFiles() throws -> [String] {
         let manifest = try JSONSerialization.jsonObject(
             with: Data(contentsOf: models.appendingPathComponent("manifest.json"))) as! [String: Any]
         let names = (manifest["models"] as! [[String: Any]]).map { $0["file"] as! String }
@@ -20,5 +22,5 @@ enum Repository {
         return names
     }
 
-    static func modelPath(_ name: String) -> String { models.appendingPathComponent(name).path }
+    public static func modelPath(_ name: String) -> String { models.appendingPathComponent(name).path }
 }
