@@ -120,6 +120,9 @@ public final class ExecutionPlan: Sendable {
         self.foldedOperatorCount = folded
     }
 
+    /// The static shape of tensor `index` of the main subgraph.
+    public func shape(of index: Int) -> [Int] { index >= 0 && index < graph.shapes.count ? graph.shapes[index] : [] }
+
     /// Our kernels split work over threads themselves; OpenBLAS threading on top would oversubscribe the cores.
     static func keepBLASSingleThreaded() {
         _ = blasConfigured

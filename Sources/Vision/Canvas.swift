@@ -49,7 +49,8 @@ public struct Canvas: Sendable {
 
     /// A filled disc centred on (x, y) (pixel coordinates; pixel centres at +0.5).
     public mutating func drawPoint(x: Double, y: Double, radius: Double, _ color: Color) {
-        guard x.isFinite, y.isFinite, radius.isFinite, radius > 0 else { return }
+        // Anything this far off the canvas draws nothing; the bound also keeps Int(_:) from trapping.
+        guard x.isFinite, y.isFinite, radius.isFinite, radius > 0, abs(x) < 1e6, abs(y) < 1e6, radius < 1e6 else { return }
         let x0 = Int((x - radius).rounded(.down)), x1 = Int((x + radius).rounded(.up))
         let y0 = Int((y - radius).rounded(.down)), y1 = Int((y + radius).rounded(.up))
         guard x1 >= 0, y1 >= 0, x0 < width, y0 < height else { return }
@@ -63,7 +64,7 @@ public struct Canvas: Sendable {
 
     /// A line of the given thickness from (x0, y0) to (x1, y1), antialiased at its edges.
     public mutating func drawLine(from start: (x: Double, y: Double), to end: (x: Double, y: Double), thickness: Double, _ color: Color) {
-        guard [start.x, start.y, end.x, end.y, thickness].allSatisfy(\.isFinite), thickness > 0 else { return }
+        guard [start.x, start.y, end.x, end.y, thickness].allSatisfy({ $0.isFinite && abs($0) < 1e6 }), thickness > 0 else { return }
         let half = thickness / 2
         let minX = Int((min(start.x, end.x) - half - 1).rounded(.down)), maxX = Int((max(start.x, end.x) + half + 1).rounded(.up))
         let minY = Int((min(start.y, end.y) - half - 1).rounded(.down)), maxY = Int((max(start.y, end.y) + half + 1).rounded(.up))

@@ -77,6 +77,15 @@ struct ModelRun: ParsableCommand {
             for (name, (ms, count)) in totals.sorted(by: { $0.value.0 > $1.value.0 }) {
                 print(String(format: "  %-22@ %7.3f ms  (%d ops)", name as NSString, ms, count / 10))
             }
+            let single = interpreter.invokeProfiled()
+            let operators = interpreter.runtimeOperators
+            print("  slowest operators:")
+            for (position, timing) in single.enumerated().sorted(by: { $0.element.milliseconds > $1.element.milliseconds }).prefix(8) {
+                let op = operators[position]
+                let shapes = op.inputs.prefix(2).map { "\(interpreter.plan.shape(of: $0))" }.joined(separator: " ")
+                print(String(format: "    op %3d %-18@ %6.3f ms  in %@ → %@", op.index, timing.name as NSString, timing.milliseconds,
+                             shapes as NSString, "\(op.outputs.first.map { interpreter.plan.shape(of: $0) } ?? [])" as NSString))
+            }
         }
         samples.sort()
         print(String(format: "median_ms=%.3f min_ms=%.3f", samples[samples.count / 2], samples[0]))

@@ -26,7 +26,11 @@ struct Conv2DKernel: Kernel {
 
     var patchSize: Int { y.filter * x.filter * inputChannels }
 
-    var scratchBytes: Int { isPointwise ? 0 : y.output * x.output * patchSize * 4 }
+    /// Few output channels over channels that fill SIMD8 lanes (segmentation heads: 8 → 1): each output value is
+    /// a dot product taken straight from the input, with no im2col matrix whose columns would mostly go unused.
+    var isDirect: Bool { outputChannels <= 4 && inputChannels % 8 == 0 }
+
+    var scratchBytes: Int { isPointwise || isDirect ? 0 : y.output * x.output * patchSize * 4 }
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .conv2D(options) = context.options else { throw context.fail("missing Conv2DOptions") }
@@ -61,6 +65,10 @@ struct Conv2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * pixels * outputChannels
+            if isDirect {
+                memory.parallel.forEach(pixels, minimumPerThread: 256) { rows in direct(source, destination, rows) }
+                continue
+            }
             // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
             memory.parallel.forEach(pixels, minimumPerThread: 64) { rows in
                 let patches: UnsafePointer<Float>
@@ -83,6 +91,51 @@ struct Conv2DKernel: Kernel {
                 addBiasAndActivate(out, rows: rows.count)
             }
         }
+    }
+
+    private func direct(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>, _ pixels: Range<Int>) {
+        let channels = inputChannels
+        let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels
+        let tapRowStep = x.filter &* channels, filterStep = y.filter &* tapRowStep
+        weights.withUnsafeBufferPointer { w in
+            for pixel in pixels {
+                let oy = pixel / x.output, ox = pixel % x.output
+                let ky = Self.validTaps(y, oy), kx = Self.validTaps(x, ox)
+                let base = source + ((oy &* y.stride &- y.padBefore) &* x.input &+ (ox &* x.stride &- x.padBefore)) &* channels
+                for o in 0..<outputChannels {
+                    // Two accumulators (alternating filter columns) keep the multiply-adds from queueing on each other.
+                    var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
+                    let filter = w.baseAddress! + o &* filterStep
+                    for ty in ky {
+                        for tx in kx {
+                            let input = UnsafeRawPointer(base + (ty &* rowStep &+ tx &* columnStep))
+                            let taps = UnsafeRawPointer(filter + (ty &* tapRowStep &+ tx &* channels))
+                            var c = 0
+                            while c < channels {
+                                let v = input.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
+                                let t = taps.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
+                                if tx & 1 == 0 { acc0.addProduct(v, t) } else { acc1.addProduct(v, t) }
+                                c &+= 8
+                            }
+                        }
+                    }
+                    destination[pixel &* outputChannels &+ o] = activation((acc0 + acc1).sum() + bias[o])
+                }
+            }
+        }
+    }
+
+    /// Filter taps inside the input along one axis for output coordinate `o`.
+    @inline(__always)
+    private static func validTaps(_ axis: WindowAxis, _ o: Int) -> Range<Int> {
+        let first = axis.padBefore - o * axis.stride
+        if axis.dilation == 1 {
+            let start = max(0, first), end = min(axis.filter, axis.input + first)
+            return start..<max(start, end)
+        }
+        let start = max(0, (first + axis.dilation - 1) / axis.dilation)
+        let end = min(axis.filter, (axis.input + first + axis.dilation - 1) / axis.dilation)
+        return start..<max(start, end)
     }
 
     private func gatherPatches(from source: UnsafeMutablePointer<Float>, into scratch: UnsafeMutablePointer<Float>, rows: Range<Int>) {

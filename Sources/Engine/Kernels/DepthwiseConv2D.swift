@@ -63,47 +63,85 @@ struct DepthwiseConv2DKernel: Kernel {
     /// Taps inside the input along one axis for output coordinate `o`: [start, end).
     @inline(__always)
     private static func validTaps(_ axis: WindowAxis, _ o: Int) -> Range<Int> {
-        let start = max(0, (axis.padBefore - o * axis.stride + axis.dilation - 1) / axis.dilation)
-        let end = min(axis.filter, (axis.input + axis.padBefore - o * axis.stride + axis.dilation - 1) / axis.dilation)
+        let first = axis.padBefore - o * axis.stride
+        if axis.dilation == 1 {
+            // No division on the common path: it costs more than the taps themselves for narrow layers.
+            let start = max(0, first), end = min(axis.filter, axis.input + first)
+            return start..<max(start, end)
+        }
+        let start = max(0, (first + axis.dilation - 1) / axis.dilation)
+        let end = min(axis.filter, (axis.input + first + axis.dilation - 1) / axis.dilation)
         return start..<max(start, end)
     }
 
-    /// One output row, multiplier 1. Interior pixels (every tap inside the input) take a branch-free path over the
-    /// taps; border pixels skip the taps that fall outside.
+    /// One output row, multiplier 1. Taps outside the input are skipped (so borders need no padding copy); each
+    /// eight-channel block accumulates in two registers, alternating by tap, so that consecutive fused
+    /// multiply-adds do not wait on each other's results.
     @inline(__always)
     private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                      _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
         let channels = inputChannels
         let ky = Self.validTaps(y, oy)
-        let rowBase = source + (oy * y.stride - y.padBefore) * x.input * channels
+        let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
+        let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels, tapRowStep = x.filter &* channels
         for ox in 0..<x.output {
             let kx = Self.validTaps(x, ox)
-            let pixelBase = rowBase + (ox * x.stride - x.padBefore) * channels
-            let out = destination + (oy * x.output + ox) * channels
+            let pixelBase = rowBase + (ox &* x.stride &- x.padBefore) &* channels
+            let out = destination + (oy &* x.output &+ ox) &* channels
             var c = 0
-            while c + 8 <= channels {
-                var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
-                for ty in ky {
-                    let inputRow = pixelBase + ty * y.dilation * x.input * channels + c
-                    let tapRow = w + ty * x.filter * channels + c
-                    for tx in kx {
-                        let v = UnsafeRawPointer(inputRow + tx * x.dilation * channels).loadUnaligned(as: SIMD8<Float>.self)
-                        let t = UnsafeRawPointer(tapRow + tx * channels).loadUnaligned(as: SIMD8<Float>.self)
-                        acc.addProduct(v, t)
-                    }
+            if x.filter == 3, y.filter == 3, kx.count == 3, ky.count == 3, x.dilation == 1, y.dilation == 1 {
+                // Interior pixel of a 3 × 3 filter: nine taps unrolled over three independent accumulators.
+                let top = pixelBase, middle = pixelBase + rowStep, bottom = pixelBase + 2 &* rowStep
+                @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
+                while c &+ 8 <= channels {
+                    let t = w + c
+                    var a0 = load(bias + c), a1 = SIMD8<Float>(), a2 = SIMD8<Float>()
+                    a0.addProduct(load(top + c), load(t))
+                    a1.addProduct(load(top + (channels &+ c)), load(t + channels))
+                    a2.addProduct(load(top + (2 &* channels &+ c)), load(t + 2 &* channels))
+                    a0.addProduct(load(middle + c), load(t + 3 &* channels))
+                    a1.addProduct(load(middle + (channels &+ c)), load(t + 4 &* channels))
+                    a2.addProduct(load(middle + (2 &* channels &+ c)), load(t + 5 &* channels))
+                    a0.addProduct(load(bottom + c), load(t + 6 &* channels))
+                    a1.addProduct(load(bottom + (channels &+ c)), load(t + 7 &* channels))
+                    a2.addProduct(load(bottom + (2 &* channels &+ c)), load(t + 8 &* channels))
+                    UnsafeMutableRawPointer(out + c).storeBytes(of: activation(a0 + a1 + a2), as: SIMD8<Float>.self)
+                    c &+= 8
                 }
-                UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc), as: SIMD8<Float>.self)
-                c += 8
+            }
+            while c &+ 8 <= channels {
+                var acc0 = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
+                var acc1 = SIMD8<Float>()
+                var ty = ky.lowerBound
+                while ty < ky.upperBound {
+                    let inputRow = pixelBase + (ty &* rowStep &+ c)
+                    let tapRow = w + (ty &* tapRowStep &+ c)
+                    var tx = kx.lowerBound
+                    while tx &+ 1 < kx.upperBound {
+                        acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                        UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                        acc1.addProduct(UnsafeRawPointer(inputRow + (tx &+ 1) &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                        UnsafeRawPointer(tapRow + (tx &+ 1) &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                        tx &+= 2
+                    }
+                    if tx < kx.upperBound {
+                        acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                        UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                    }
+                    ty &+= 1
+                }
+                UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc0 + acc1), as: SIMD8<Float>.self)
+                c &+= 8
             }
             while c < channels {
                 var acc = bias[c]
                 for ty in ky {
                     for tx in kx {
-                        acc += pixelBase[(ty * y.dilation * x.input + tx * x.dilation) * channels + c] * w[(ty * x.filter + tx) * channels + c]
+                        acc += pixelBase[ty &* rowStep &+ tx &* columnStep &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c]
                     }
                 }
                 out[c] = activation(acc)
-                c += 1
+                c &+= 1
             }
         }
     }

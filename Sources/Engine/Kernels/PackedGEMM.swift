@@ -36,23 +36,28 @@ struct PackedGEMM: Sendable {
     func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation) {
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
-                for panel in 0..<panelCount {
-                    let w = panels.baseAddress! + panel * depth * Self.panelWidth
-                    let b0 = UnsafeRawPointer(bias.baseAddress! + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
-                    let b1 = UnsafeRawPointer(bias.baseAddress! + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
-                    let column0 = panel * Self.panelWidth
-                    let width = min(Self.panelWidth, columns - column0)
-                    var r = rows.lowerBound
-                    while r + 4 <= rows.upperBound {
-                        tile4(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation)
-                        r += 4
-                    }
-                    while r < rows.upperBound {
-                        tile1(a + r * lda, w, b0, b1, c + r * ldc + column0, width, activation)
-                        r += 1
-                    }
-                }
+                // One panel over all rows keeps the panel's K × 16 weights in L1.
+                for panel in 0..<panelCount { runPanel(panel, rows, a, lda, c, ldc, panels.baseAddress!, bias.baseAddress!, activation) }
             }
+        }
+    }
+
+    @inline(__always)
+    private func runPanel(_ panel: Int, _ rows: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>,
+                          _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ activation: Activation) {
+        let w = panels + panel * depth * Self.panelWidth
+        let b0 = UnsafeRawPointer(bias + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
+        let b1 = UnsafeRawPointer(bias + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
+        let column0 = panel * Self.panelWidth
+        let width = min(Self.panelWidth, columns - column0)
+        var r = rows.lowerBound
+        while r + 4 <= rows.upperBound {
+            tile4(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation)
+            r += 4
+        }
+        while r < rows.upperBound {
+            tile1(a + r * lda, w, b0, b1, c + r * ldc + column0, width, activation)
+            r += 1
         }
     }
 
@@ -98,6 +103,8 @@ struct PackedGEMM: Sendable {
         if width == 16 {
             UnsafeMutableRawPointer(c).storeBytes(of: v0, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(c + 8).storeBytes(of: v1, as: SIMD8<Float>.self)
+        } else if width == 8 {
+            UnsafeMutableRawPointer(c).storeBytes(of: v0, as: SIMD8<Float>.self)
         } else {
             for i in 0..<width { c[i] = i < 8 ? v0[i] : v1[i - 8] }
         }

@@ -68,9 +68,11 @@ struct HeatmapRefinement {
         guard channels == points.count, heatmap.count >= height * width * channels else { return }
         let offset = (kernelSize - 1) / 2
         for i in points.indices {
-            let centerColumn = Int(points[i].x * Float(width)), centerRow = Int(points[i].y * Float(height))
-            guard points[i].x.isFinite, points[i].y.isFinite,
-                  centerColumn >= 0, centerColumn < width, centerRow >= 0, centerRow < height else { continue }
+            // Checked before converting: a non-finite or huge coordinate would trap in Int(_:).
+            let column = points[i].x * Float(width), row = points[i].y * Float(height)
+            guard column.isFinite, row.isFinite, column > -1, row > -1, column < Float(width), row < Float(height) else { continue }
+            let centerColumn = Int(column), centerRow = Int(row)
+            guard centerColumn >= 0, centerColumn < width, centerRow >= 0, centerRow < height else { continue }
             var sum: Float = 0, weightedColumn: Float = 0, weightedRow: Float = 0, best: Float = 0
             for row in max(0, centerRow - offset)..<min(height, centerRow + offset + 1) {
                 for column in max(0, centerColumn - offset)..<min(width, centerColumn + offset + 1) {
