@@ -69,6 +69,13 @@ struct Conv2DKernel: Kernel {
                 memory.parallel.forEach(pixels, minimumPerThread: 256) { rows in direct(source, destination, rows) }
                 continue
             }
+            if let packed, isPointwise, pixels < 64 * memory.parallel.threads, packed.panelCount > 1 {
+                // Few pixels (the 8 × 8 and 16 × 16 layers) but many output channels: threads take panels instead.
+                memory.parallel.forEach(packed.panelCount) { panels in
+                    packed.run(a: source, lda: patchSize, rows: 0..<pixels, c: destination, ldc: outputChannels, activation: activation, panels: panels)
+                }
+                continue
+            }
             // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
             memory.parallel.forEach(pixels, minimumPerThread: 64) { rows in
                 let patches: UnsafePointer<Float>

@@ -51,22 +51,36 @@ struct ElementwiseBinaryKernel: Kernel {
 
     func run(_ memory: TensorMemory) {
         let x = memory.floats(a), y = memory.floats(b), out = memory.floats(output)
-        plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
-            let xa = x + offsetA, yb = y + offsetB, o = out + offsetOut
-            // The operation is chosen once per run so that each loop below is a plain, vectorizable one.
-            switch operation {
-            case .add: Self.apply(xa, strideA, yb, strideB, o, count) { $0 + $1 }
-            case .subtract: Self.apply(xa, strideA, yb, strideB, o, count) { $0 - $1 }
-            case .multiply: Self.apply(xa, strideA, yb, strideB, o, count) { $0 * $1 }
-            case .divide: Self.apply(xa, strideA, yb, strideB, o, count) { $0 / $1 }
-            case .maximum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 > $1 ? $0 : $1 }
-            case .minimum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 < $1 ? $0 : $1 }
-            case .squaredDifference: Self.apply(xa, strideA, yb, strideB, o, count) { ($0 - $1) * ($0 - $1) }
-            case .power: Self.apply(xa, strideA, yb, strideB, o, count) { powf($0, $1) }
-            case .preluAlpha: Self.apply(xa, strideA, yb, strideB, o, count) { $0 >= 0 ? $0 : $0 * $1 }
+        if plan.dimensions.count == 1, plan.dimensions[0] >= 1 << 14 {
+            // One long run (same shapes, or one side a scalar): threads take slices of it.
+            let (strideA, strideB) = plan.strides[0]
+            memory.parallel.forEach(plan.dimensions[0], minimumPerThread: 1 << 13) { range in
+                self.apply(x + range.lowerBound * strideA, y + range.lowerBound * strideB, out + range.lowerBound,
+                           range.count, strideA, strideB)
             }
-            activation.apply(o, count: count)
+            return
         }
+        plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+            apply(x + offsetA, y + offsetB, out + offsetOut, count, strideA, strideB)
+        }
+    }
+
+    @inline(__always)
+    private func apply(_ xa: UnsafeMutablePointer<Float>, _ yb: UnsafeMutablePointer<Float>, _ o: UnsafeMutablePointer<Float>,
+                       _ count: Int, _ strideA: Int, _ strideB: Int) {
+        // The operation is chosen once per run so that each loop below is a plain, vectorizable one.
+        switch operation {
+        case .add: Self.apply(xa, strideA, yb, strideB, o, count) { $0 + $1 }
+        case .subtract: Self.apply(xa, strideA, yb, strideB, o, count) { $0 - $1 }
+        case .multiply: Self.apply(xa, strideA, yb, strideB, o, count) { $0 * $1 }
+        case .divide: Self.apply(xa, strideA, yb, strideB, o, count) { $0 / $1 }
+        case .maximum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 > $1 ? $0 : $1 }
+        case .minimum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 < $1 ? $0 : $1 }
+        case .squaredDifference: Self.apply(xa, strideA, yb, strideB, o, count) { ($0 - $1) * ($0 - $1) }
+        case .power: Self.apply(xa, strideA, yb, strideB, o, count) { powf($0, $1) }
+        case .preluAlpha: Self.apply(xa, strideA, yb, strideB, o, count) { $0 >= 0 ? $0 : $0 * $1 }
+        }
+        activation.apply(o, count: count)
     }
 
     @inline(__always)

@@ -33,11 +33,12 @@ struct PackedGEMM: Sendable {
     }
 
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
-    func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation) {
+    func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
+             panels panelRange: Range<Int>? = nil) {
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
                 // One panel over all rows keeps the panel's K × 16 weights in L1.
-                for panel in 0..<panelCount { runPanel(panel, rows, a, lda, c, ldc, panels.baseAddress!, bias.baseAddress!, activation) }
+                for panel in panelRange ?? 0..<panelCount { runPanel(panel, rows, a, lda, c, ldc, panels.baseAddress!, bias.baseAddress!, activation) }
             }
         }
     }

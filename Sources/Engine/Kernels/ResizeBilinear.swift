@@ -52,8 +52,10 @@ struct ResizeBilinearKernel: Kernel {
     func run(_ memory: TensorMemory) {
         for b in 0..<batch {
             let source = memory.floats(input) + b * inputHeight * inputWidth * channels
-            var out = memory.floats(output) + b * rows.count * columns.count * channels
-            for row in rows {
+            let base = memory.floats(output) + b * rows.count * columns.count * channels
+            memory.parallel.forEach(rows.count, minimumPerThread: 8) { range in
+            var out = base + range.lowerBound * columns.count * channels
+            for row in rows[range] {
                 let top = source + row.lower * inputWidth * channels
                 let bottom = source + row.upper * inputWidth * channels
                 let dy = row.fraction
@@ -66,6 +68,7 @@ struct ResizeBilinearKernel: Kernel {
                     }
                     out += channels
                 }
+            }
             }
         }
     }
