@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Options for cutting a model input out of an image.
@@ -66,13 +67,9 @@ public enum ImageToTensor {
     /// an interpreter's input in place.
     public static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
                              into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) -> TensorToImageTransform {
-        let scale = (options.range.upperBound - options.range.lowerBound) / 255
-        let offset = options.range.lowerBound
-        return try sample(image, region: region, options: options, outputCount: output.count) { index, rgb in
-            output[index] = Float(rgb.x) * scale + offset
-            output[index + 1] = Float(rgb.y) * scale + offset
-            output[index + 2] = Float(rgb.z) * scale + offset
-        }
+        let sink = FloatSink(base: output.baseAddress!, scale: (options.range.upperBound - options.range.lowerBound) / 255,
+                             offset: options.range.lowerBound)
+        return try sample(image, region: region, options: options, outputCount: output.count, sink: sink)
     }
 
     /// Samples into 8-bit RGB, as uint8 models take it (no range mapping).
@@ -80,9 +77,7 @@ public enum ImageToTensor {
         var values = [UInt8](repeating: 0, count: max(options.width * options.height * 3, 0))
         let count = values.count
         let transform = try values.withUnsafeMutableBufferPointer { (out) throws(ImageError) in
-            try sample(image, region: region, options: options, outputCount: count) { index, rgb in
-                out[index] = UInt8(rgb.x); out[index + 1] = UInt8(rgb.y); out[index + 2] = UInt8(rgb.z)
-            }
+            try sample(image, region: region, options: options, outputCount: count, sink: ByteSink(base: out.baseAddress!))
         }
         return (values, transform)
     }
@@ -91,8 +86,8 @@ public enum ImageToTensor {
     static let interBits = 5
     private static let coefficientBits = 15
 
-    private static func sample(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions, outputCount: Int,
-                               store: (Int, SIMD3<Int32>) -> Void) throws(ImageError) -> TensorToImageTransform {
+    private static func sample<Sink: TensorSink>(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
+                                                 outputCount: Int, sink: Sink) throws(ImageError) -> TensorToImageTransform {
         guard options.width > 0, options.height > 0, options.width * options.height <= MPImage.maximumPixelCount else {
             throw .invalidRegion("output size \(options.width)×\(options.height)")
         }
@@ -109,7 +104,13 @@ public enum ImageToTensor {
         let replicate = options.border == .replicate
         let iw = image.width, ih = image.height
         image.withPixelReader { reader in
-        for v in 0..<options.height {
+        // Rows are independent and each writes its own outputs: two threads take half the rows each (the tasks'
+        // per-frame pre-processing is otherwise the longest single-threaded stretch).
+        let threads = options.width * options.height >= 1 << 14 ? min(2, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let shared = SendableBox((reader, map))
+        DispatchQueue.concurrentPerform(iterations: threads) { part in
+        let (reader, map) = shared.value
+        for v in (options.height * part / threads)..<(options.height * (part + 1) / threads) {
             for u in 0..<options.width {
                 let (X, Y) = map.fixedPointSource(u: u, v: v)
                 // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
@@ -118,7 +119,7 @@ public enum ImageToTensor {
                 let weights = Self.weights[ay * (1 << interBits) + ax]
                 let index = (v * options.width + u) * 3
                 if !replicate, x0 >= iw || x0 + 1 < 0 || y0 >= ih || y0 + 1 < 0 {
-                    store(index, .zero)
+                    sink.store(index, .zero)
                     continue
                 }
                 let sum = neighbour(reader, x0, y0, iw, ih, replicate) &* weights.x
@@ -126,8 +127,9 @@ public enum ImageToTensor {
                     &+ neighbour(reader, x0, y0 + 1, iw, ih, replicate) &* weights.z
                     &+ neighbour(reader, x0 + 1, y0 + 1, iw, ih, replicate) &* weights.w
                 let rounded = (sum &+ SIMD3(repeating: Int32(1 << (coefficientBits - 1)))) &>> Int32(coefficientBits)
-                store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
+                sink.store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
             }
+        }
         }
         }
         return transform
@@ -171,4 +173,38 @@ public enum ImageToTensor {
         }
         return table
     }()
+}
+
+/// Where sampled 8-bit RGB goes: a float tensor (scaled to its range) or a byte tensor. Pointers to disjoint
+/// pixels of one output, so threads may store through copies of a sink at once.
+protocol TensorSink: Sendable {
+    func store(_ index: Int, _ rgb: SIMD3<Int32>)
+}
+
+struct FloatSink: TensorSink, @unchecked Sendable {
+    let base: UnsafeMutablePointer<Float>
+    let scale: Float
+    let offset: Float
+
+    @inline(__always) func store(_ index: Int, _ rgb: SIMD3<Int32>) {
+        base[index] = Float(rgb.x) * scale + offset
+        base[index + 1] = Float(rgb.y) * scale + offset
+        base[index + 2] = Float(rgb.z) * scale + offset
+    }
+}
+
+struct ByteSink: TensorSink, @unchecked Sendable {
+    let base: UnsafeMutablePointer<UInt8>
+
+    @inline(__always) func store(_ index: Int, _ rgb: SIMD3<Int32>) {
+        base[index] = UInt8(truncatingIfNeeded: rgb.x)
+        base[index + 1] = UInt8(truncatingIfNeeded: rgb.y)
+        base[index + 2] = UInt8(truncatingIfNeeded: rgb.z)
+    }
+}
+
+/// Carries values into a `@Sendable` closure whose concurrent uses touch disjoint data.
+struct SendableBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
