@@ -30,17 +30,21 @@ struct PadKernel: Kernel {
         destination.update(repeating: value, count: outputShape.reduce(1, *))
         let rank = inputShape.count
         guard rank > 0, inputShape.allSatisfy({ $0 > 0 }) else { return }
-        // Copy the input row by row (the innermost dimension) into its place.
+        // Trailing dimensions without padding are contiguous in both tensors: copy them as one run
+        // (an image padded in H and W copies whole rows of W × C, not C floats at a time).
+        var inner = rank - 1
+        while inner > 0, before[inner] == 0, inputShape[inner] == outputShape[inner] { inner -= 1 }
+        let runLength = inputShape[inner...].reduce(1, *)
+        let runStart = before[inner] * outputShape[(inner + 1)...].reduce(1, *)
         var outputStrides = Array(repeating: 1, count: rank)
         for d in stride(from: rank - 2, through: 0, by: -1) { outputStrides[d] = outputStrides[d + 1] * outputShape[d + 1] }
-        let rowLength = inputShape[rank - 1]
-        let rows = inputShape.dropLast().reduce(1, *)
-        var index = Array(repeating: 0, count: rank)
-        for row in 0..<rows {
-            var offset = before[rank - 1]
-            for d in 0..<(rank - 1) { offset += (index[d] + before[d]) * outputStrides[d] }
-            (destination + offset).update(from: source + row * rowLength, count: rowLength)
-            var d = rank - 2
+        let runs = inputShape[..<inner].reduce(1, *)
+        var index = Array(repeating: 0, count: max(inner, 1))
+        for run in 0..<runs {
+            var offset = runStart
+            for d in 0..<inner { offset += (index[d] + before[d]) * outputStrides[d] }
+            (destination + offset).update(from: source + run * runLength, count: runLength)
+            var d = inner - 1
             while d >= 0 {
                 index[d] += 1
                 if index[d] < inputShape[d] { break }
