@@ -105,29 +105,39 @@ struct Conv2DKernel: Kernel {
         let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels
         let tapRowStep = x.filter &* channels, filterStep = y.filter &* tapRowStep
         weights.withUnsafeBufferPointer { w in
-            for pixel in pixels {
-                let oy = pixel / x.output, ox = pixel % x.output
-                let ky = Self.validTaps(y, oy), kx = Self.validTaps(x, ox)
-                let base = source + ((oy &* y.stride &- y.padBefore) &* x.input &+ (ox &* x.stride &- x.padBefore)) &* channels
-                for o in 0..<outputChannels {
-                    // Two accumulators (alternating filter columns) keep the multiply-adds from queueing on each other.
-                    var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
-                    let filter = w.baseAddress! + o &* filterStep
-                    for ty in ky {
-                        for tx in kx {
-                            let input = UnsafeRawPointer(base + (ty &* rowStep &+ tx &* columnStep))
-                            let taps = UnsafeRawPointer(filter + (ty &* tapRowStep &+ tx &* channels))
-                            var c = 0
-                            while c < channels {
-                                let v = input.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
-                                let t = taps.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
-                                if tx & 1 == 0 { acc0.addProduct(v, t) } else { acc1.addProduct(v, t) }
-                                c &+= 8
+            var pixel = pixels.lowerBound
+            while pixel < pixels.upperBound {
+                // Walk one output row at a time: the filter rows inside the input are the same along it.
+                let oy = pixel / x.output
+                let rowEnd = min(pixels.upperBound, (oy &+ 1) &* x.output)
+                let ky = Self.validTaps(y, oy)
+                let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
+                for p in pixel..<rowEnd {
+                    let ox = p &- oy &* x.output
+                    let kx = Self.validTaps(x, ox)
+                    let base = rowBase + (ox &* x.stride &- x.padBefore) &* channels
+                    for o in 0..<outputChannels {
+                        // Two accumulators (alternating filter rows) keep the multiply-adds from queueing on each other.
+                        var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
+                        let filter = w.baseAddress! + o &* filterStep
+                        for ty in ky {
+                            let inputRow = base + ty &* rowStep, tapRow = filter + ty &* tapRowStep
+                            for tx in kx {
+                                let input = UnsafeRawPointer(inputRow + tx &* columnStep)
+                                let taps = UnsafeRawPointer(tapRow + tx &* channels)
+                                var c = 0
+                                while c < channels {
+                                    let v = input.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
+                                    let t = taps.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
+                                    if ty & 1 == 0 { acc0.addProduct(v, t) } else { acc1.addProduct(v, t) }
+                                    c &+= 8
+                                }
                             }
                         }
+                        destination[p &* outputChannels &+ o] = activation((acc0 + acc1).sum() + bias[o])
                     }
-                    destination[pixel &* outputChannels &+ o] = activation((acc0 + acc1).sum() + bias[o])
                 }
+                pixel = rowEnd
             }
         }
     }
