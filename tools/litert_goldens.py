@@ -14,8 +14,8 @@ them from the model itself.
 
 Usage: pip install ai-edge-litert pillow numpy
        python3 tools/litert_goldens.py [--models Models] [--shared ../shared] [--out .cache/goldens]
-Regenerates only what is missing or older than this script. Selfie segmentation is skipped: LiteRT cannot run
-MediaPipe's Convolution2DTransposeBias.
+Regenerates only what is missing or older than this script. Selfie segmentation runs with its custom
+Convolution2DTransposeBias rewritten to LiteRT's builtin TRANSPOSE_CONV (see with_builtin_transpose_conv).
 """
 import argparse
 import io
@@ -55,6 +55,42 @@ def gesture_inputs(shared):
     return {"hand": hand, "handedness": handedness, "world_hand": world}
 
 
+def with_builtin_transpose_conv(content):
+    """Selfie segmentation with MediaPipe's custom Convolution2DTransposeBias replaced, in place, by LiteRT's builtin
+    TRANSPOSE_CONV with a bias input (version 3), which computes the same thing (MediaPipe's op predates TFLite's
+    bias support). LiteRT cannot run the custom op; the rewritten model keeps every operator index, so every
+    operator — the transposed convolution included — gets a LiteRT golden."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as schema
+    model = schema.ModelT.InitFromPackedBuf(content, 0)
+    graph = model.subgraphs[0]
+    index = next(i for i, op in enumerate(graph.operators)
+                 if model.operatorCodes[op.opcodeIndex].customCode == b"Convolution2DTransposeBias")
+    op = graph.operators[index]
+    padding, stride_w, stride_h = np.frombuffer(bytes(op.customOptions), dtype="<i4")[:3]
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.TRANSPOSE_CONV
+    code.version = 3
+    model.operatorCodes.append(code)
+    shape_buffer = schema.BufferT()
+    output = graph.tensors[op.outputs[0]]
+    shape_buffer.data = np.array(output.shape, dtype="<i4").tobytes()
+    model.buffers.append(shape_buffer)
+    shape = schema.TensorT()
+    shape.shape, shape.type, shape.buffer, shape.name = [4], schema.TensorType.INT32, len(model.buffers) - 1, b"transpose_conv_output_shape"
+    graph.tensors.append(shape)
+    options = schema.TransposeConvOptionsT()
+    options.padding = schema.Padding.SAME if padding == 1 else schema.Padding.VALID
+    options.strideW, options.strideH = int(stride_w), int(stride_h)
+    op.opcodeIndex = len(model.operatorCodes) - 1
+    op.inputs = [len(graph.tensors) - 1, op.inputs[1], op.inputs[0], op.inputs[2]]
+    op.builtinOptionsType, op.builtinOptions = schema.BuiltinOptions.TransposeConvOptions, options
+    op.customOptions = None
+    builder = flatbuffers.Builder(len(content) + 1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
 # (bundle, member, how to make its inputs)
 MEMBERS = [
     ("pose_landmarker_full.task", "pose_detector.tflite", lambda s: [image_input(s, "pose1.jpg", 224, -1, 1)]),
@@ -67,12 +103,13 @@ MEMBERS = [
     ("hand_landmarker.task", "hand_landmarks_detector.tflite", lambda s: [image_input(s, "hand_f5547.jpg", 224, 0, 1)]),
     ("gesture_recognizer.task", "hand_gesture_recognizer.task/gesture_embedder.tflite", "gesture"),
     ("gesture_recognizer.task", "hand_gesture_recognizer.task/canned_gesture_classifier.tflite", "classifier"),
+    ("selfie_segmentation.tflite", "", lambda s: [image_input(s, "face_day13.jpg", 256, 0, 1)]),
 ]
 
 
 def read_member(path, member):
     data = open(path, "rb").read()
-    for part in member.split("/"):
+    for part in member.split("/") if member else []:
         data = zipfile.ZipFile(io.BytesIO(data)).read(part)
     return data
 
@@ -126,6 +163,8 @@ def main():
     embedding = None
     for bundle, member, make in MEMBERS:
         content = read_member(os.path.join(args.models, bundle), member)
+        if bundle == "selfie_segmentation.tflite":
+            content = with_builtin_transpose_conv(content)
         key = f"{bundle}#{member}".replace("/", "_")
         target = os.path.join(args.out, key + ".npz")
         if make == "gesture":

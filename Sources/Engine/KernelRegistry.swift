@@ -4,7 +4,10 @@ import Format
 enum KernelRegistry {
     static func make(_ context: OperatorContext, code: OperatorCode) throws(EngineError) -> any Kernel {
         if code.builtin == .custom {
-            throw context.unsupported("custom operator '\(code.customCode ?? "")' is not implemented")
+            switch code.customCode {
+            case "Convolution2DTransposeBias": return try TransposeConvolutionBiasKernel(context)
+            default: throw context.unsupported("custom operator '\(code.customCode ?? "")' is not implemented")
+            }
         }
         switch code.builtin.name {
         case "CONV_2D": return try Conv2DKernel(context)
