@@ -13,7 +13,9 @@ public struct TensorDescription: Sendable, Equatable {
 /// Runs one ``ExecutionPlan`` with an arena of its own.
 ///
 /// Not thread-safe: use one interpreter per thread. Interpreters made from the same plan share its weights and
-/// may run concurrently. Invoking allocates nothing; inputs are copied in and outputs copied out.
+/// may run concurrently. Activations live in the arena planned at load; inputs are copied in and outputs copied
+/// out. (A few kernels — pad, reduce, transpose, strided slice, broadcasting — still build small index arrays per
+/// run; allocation-free invokes are open work.)
 public final class Interpreter {
     public let plan: ExecutionPlan
     private let arena: UnsafeMutableRawPointer

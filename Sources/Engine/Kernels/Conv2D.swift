@@ -110,11 +110,11 @@ struct Conv2DKernel: Kernel {
                 // Walk one output row at a time: the filter rows inside the input are the same along it.
                 let oy = pixel / x.output
                 let rowEnd = min(pixels.upperBound, (oy &+ 1) &* x.output)
-                let ky = Self.validTaps(y, oy)
+                let ky = y.validTaps(oy)
                 let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
                 for p in pixel..<rowEnd {
                     let ox = p &- oy &* x.output
-                    let kx = Self.validTaps(x, ox)
+                    let kx = x.validTaps(ox)
                     let base = rowBase + (ox &* x.stride &- x.padBefore) &* channels
                     for o in 0..<outputChannels {
                         // Two accumulators (alternating filter rows) keep the multiply-adds from queueing on each other.
@@ -142,18 +142,6 @@ struct Conv2DKernel: Kernel {
         }
     }
 
-    /// Filter taps inside the input along one axis for output coordinate `o`.
-    @inline(__always)
-    private static func validTaps(_ axis: WindowAxis, _ o: Int) -> Range<Int> {
-        let first = axis.padBefore - o * axis.stride
-        if axis.dilation == 1 {
-            let start = max(0, first), end = min(axis.filter, axis.input + first)
-            return start..<max(start, end)
-        }
-        let start = max(0, (first + axis.dilation - 1) / axis.dilation)
-        let end = min(axis.filter, (axis.input + first + axis.dilation - 1) / axis.dilation)
-        return start..<max(start, end)
-    }
 
     private func gatherPatches(from source: UnsafeMutablePointer<Float>, into scratch: UnsafeMutablePointer<Float>, rows: Range<Int>) {
         let rowBytes = inputChannels * 4

@@ -25,6 +25,19 @@ struct WindowAxis: Sendable {
 
     /// The input coordinate under filter tap `k` for output coordinate `o` (may be outside the input).
     @inline(__always) func source(_ o: Int, _ k: Int) -> Int { o * stride - padBefore + k * dilation }
+
+    /// The filter taps that fall inside the input for output coordinate `o`.
+    @inline(__always) func validTaps(_ o: Int) -> Range<Int> {
+        let first = padBefore - o * stride
+        if dilation == 1 {
+            // No division on the common path: it costs more than the taps themselves for narrow layers.
+            let start = max(0, first), end = min(filter, input + first)
+            return start..<max(start, end)
+        }
+        let start = max(0, (first + dilation - 1) / dilation)
+        let end = min(filter, (input + first + dilation - 1) / dilation)
+        return start..<max(start, end)
+    }
 }
 
 /// Splits a shape into the 4 NHWC dimensions, padding missing leading ones with 1.

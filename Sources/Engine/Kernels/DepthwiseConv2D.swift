@@ -60,19 +60,6 @@ struct DepthwiseConv2DKernel: Kernel {
         }
     }
 
-    /// Taps inside the input along one axis for output coordinate `o`: [start, end).
-    @inline(__always)
-    private static func validTaps(_ axis: WindowAxis, _ o: Int) -> Range<Int> {
-        let first = axis.padBefore - o * axis.stride
-        if axis.dilation == 1 {
-            // No division on the common path: it costs more than the taps themselves for narrow layers.
-            let start = max(0, first), end = min(axis.filter, axis.input + first)
-            return start..<max(start, end)
-        }
-        let start = max(0, (first + axis.dilation - 1) / axis.dilation)
-        let end = min(axis.filter, (axis.input + first + axis.dilation - 1) / axis.dilation)
-        return start..<max(start, end)
-    }
 
     /// One output row, multiplier 1. Taps outside the input are skipped (so borders need no padding copy); each
     /// eight-channel block accumulates in two registers, alternating by tap, so that consecutive fused
@@ -81,11 +68,11 @@ struct DepthwiseConv2DKernel: Kernel {
     private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                      _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
         let channels = inputChannels
-        let ky = Self.validTaps(y, oy)
+        let ky = y.validTaps(oy)
         let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
         let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels, tapRowStep = x.filter &* channels
         for ox in 0..<x.output {
-            let kx = Self.validTaps(x, ox)
+            let kx = x.validTaps(ox)
             let pixelBase = rowBase + (ox &* x.stride &- x.padBefore) &* channels
             let out = destination + (oy &* x.output &+ ox) &* channels
             var c = 0
@@ -152,8 +139,8 @@ struct DepthwiseConv2DKernel: Kernel {
         for ox in 0..<x.output {
             let out = destination + (oy * x.output + ox) * channels
             out.update(from: bias, count: channels)
-            for ky in Self.validTaps(y, oy) {
-                for kx in Self.validTaps(x, ox) {
+            for ky in y.validTaps(oy) {
+                for kx in x.validTaps(ox) {
                     let input = source + (y.source(oy, ky) * x.input + x.source(ox, kx)) * inputChannels
                     let taps = w + (ky * x.filter + kx) * channels
                     for c in 0..<channels { out[c] += input[c / multiplier] * taps[c] }
