@@ -1,3 +1,4 @@
+import Foundation
 import Format
 
 /// The addresses of every tensor of a subgraph for one run, plus the shared scratch area.
@@ -88,4 +89,3 @@ enum Activation: Sendable {
     }
 }
 
-import Foundation

@@ -3,7 +3,7 @@ import Format
 import Vision
 
 /// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time.
-package final class PosePipeline {
+final class PosePipeline {
     let options: PoseLandmarkerOptions
     let detector: ModelRunner
     let landmarker: ModelRunner
@@ -16,7 +16,7 @@ package final class PosePipeline {
     /// Hips centre (start) and the point above the head (end); the vector between them points up.
     static let region = RegionFromKeypoints(startIndex: 0, endIndex: 1, targetAngle: .pi / 2, scale: 1.25, squareLong: true)
 
-    package init(bundle: TaskBundle, options: PoseLandmarkerOptions) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: PoseLandmarkerOptions) throws(VisionTaskError) {
         self.options = options
         for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
             guard (try? bundle.member(member)) != nil else {
@@ -40,7 +40,7 @@ package final class PosePipeline {
 
     /// Pose regions from the detector, best first.
     /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
-    package var timings: (detector: StageTimings, landmarks: StageTimings) {
+    var timings: (detector: StageTimings, landmarks: StageTimings) {
         var d = detector.timings, l = landmarker.timings
         d.postprocessing = detectorPost
         l.postprocessing = landmarkPost
@@ -49,7 +49,7 @@ package final class PosePipeline {
     private var detectorPost: Double = 0
     private var landmarkPost: Double = 0
 
-    package func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
+    func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
         let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
         // The detector letterboxes with zeros (pose_detector_graph.cc sets BORDER_ZERO).
         let transform = try detector.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
