@@ -62,11 +62,23 @@ public final class ExecutionPlan: Sendable {
         var steps: [Step] = []
         var folded = 0
         var scratch = 0
+        let fusions = Self.padFusions(model: model, subgraph: subgraph, constants: constants)
+        var fused: Set<Int> = []
         for (index, op) in subgraph.operators.enumerated() {
             let code = model.code(of: op)
-            let context = OperatorContext(
+            if fusions.pads[index] != nil {
+                fused.insert(index)
+                continue
+            }
+            var context = OperatorContext(
                 index: index, name: code.name, op: op, inputs: op.inputs.map(Int.init), outputs: op.outputs.map(Int.init),
                 graph: graph, constants: constants)
+            if let fusion = fusions.consumers[index] {
+                var inputs = context.inputs
+                inputs[0] = fusion.source
+                context = OperatorContext(index: index, name: code.name, op: op, inputs: inputs, outputs: context.outputs,
+                                          graph: graph, constants: constants, inputPadding: fusion.padding)
+            }
             let kernel = try KernelRegistry.make(context, code: code)
             let present = context.inputs.filter { $0 >= 0 }
             if !present.isEmpty, present.allSatisfy(constants.contains) {
@@ -118,6 +130,44 @@ public final class ExecutionPlan: Sendable {
         self.naiveBytes = requests.reduce(0) { $0 + MemoryPlanner.align($1.bytes) }
         self.scratchBytes = scratch
         self.foldedOperatorCount = folded
+        self.fusedOperators = fused
+    }
+
+    /// Operators merged into the operator after them (zero PADs read through by a convolution).
+    let fusedOperators: Set<Int>
+
+    struct PadFusion {
+        let source: Int
+        let padding: (top: Int, left: Int, bottom: Int, right: Int)
+    }
+
+    /// Zero PADs of height and width whose only reader is a convolution or depthwise convolution: the consumer
+    /// reads the unpadded tensor and treats the padding as zeros, as its own SAME padding already does. Saves a copy
+    /// of the whole activation per PAD (XNNPACK does the same).
+    private static func padFusions(model: TFLiteModel, subgraph: Subgraph, constants: ConstantStore)
+        -> (pads: [Int: PadFusion], consumers: [Int: PadFusion]) {
+        var readers: [Int: [Int]] = [:]
+        for (index, op) in subgraph.operators.enumerated() {
+            for tensor in op.inputs where tensor >= 0 { readers[Int(tensor), default: []].append(index) }
+        }
+        let graphOutputs = Set(subgraph.outputs.map(Int.init))
+        var pads: [Int: PadFusion] = [:], consumers: [Int: PadFusion] = [:]
+        for (index, op) in subgraph.operators.enumerated() where model.code(of: op).name == "PAD" {
+            guard op.inputs.count == 2, op.outputs.count == 1, op.inputs[0] >= 0, op.inputs[1] >= 0 else { continue }
+            let source = Int(op.inputs[0]), padded = Int(op.outputs[0])
+            guard !constants.contains(source), !graphOutputs.contains(padded),
+                  subgraph.tensors[source].type == .float32, subgraph.tensors[source].shape.count == 4,
+                  let paddings = constants.integers(Int(op.inputs[1])), paddings.count == 8,
+                  paddings[0] == 0, paddings[1] == 0, paddings[6] == 0, paddings[7] == 0, paddings.allSatisfy({ $0 >= 0 }),
+                  let reader = readers[padded], reader.count == 1, reader[0] > index else { continue }
+            let consumer = subgraph.operators[reader[0]]
+            guard ["CONV_2D", "DEPTHWISE_CONV_2D"].contains(model.code(of: consumer).name),
+                  consumer.inputs.first == Int32(padded), !consumer.inputs.dropFirst().contains(Int32(padded)) else { continue }
+            let fusion = PadFusion(source: source, padding: (paddings[2], paddings[4], paddings[3], paddings[5]))
+            pads[index] = fusion
+            consumers[reader[0]] = fusion
+        }
+        return (pads, consumers)
     }
 
     /// The static shape of tensor `index` of the main subgraph.

@@ -164,6 +164,9 @@ public final class Interpreter {
         Array(UnsafeRawBufferPointer(start: addresses[tensor], count: plan.graph.byteCount(tensor)))
     }
 
+    /// Whether operator `index` was merged into the operator that reads its output (a fused PAD).
+    package func isFused(_ index: Int) -> Bool { plan.fusedOperators.contains(index) }
+
     /// Whether `tensor` was computed at load (a constant or the output of a folded operator).
     package func isConstant(_ tensor: Int) -> Bool { plan.constants.contains(tensor) }
 

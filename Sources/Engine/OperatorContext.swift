@@ -9,6 +9,9 @@ struct OperatorContext {
     let outputs: [Int]
     let graph: GraphDescription
     let constants: ConstantStore
+    /// Zero padding of input 0 folded in from a PAD the plan removed: the kernel reads the unpadded tensor and
+    /// treats these rows and columns as zeros.
+    var inputPadding: (top: Int, left: Int, bottom: Int, right: Int)? = nil
 
     var options: BuiltinOptions { op.builtinOptions }
 

@@ -72,6 +72,12 @@ final class LiteRTGoldenTests: XCTestCase {
             var checked = 0
             var largest: [(Float, String)] = []
             for (index, op) in golden.operators.enumerated() {
+                if interpreter.isFused(index) {
+                    // A PAD read through by its convolution: its output never exists; the convolution's check,
+                    // fed the PAD's input, covers it.
+                    checked += 1
+                    continue
+                }
                 var results: [Int: [UInt8]]
                 if op.outputs.allSatisfy(interpreter.isConstant) {
                     results = Dictionary(uniqueKeysWithValues: op.outputs.map { ($0, interpreter.tensorBytes($0)) })

@@ -46,8 +46,10 @@ struct Conv2DKernel: Kernel {
         batch = i.n
         inputChannels = i.c
         outputChannels = f[0]
-        y = try context.windowAxis(input: i.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding)
-        x = try context.windowAxis(input: i.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding)
+        let padded = context.paddedSpatialSize(i)
+        (y, x) = context.unpadding(
+            try context.windowAxis(input: padded.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding),
+            try context.windowAxis(input: padded.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding))
         weights = try context.constantFloats(1)
         bias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: f[0])
         guard bias.count == outputChannels, weights.count == outputChannels * f[1] * f[2] * i.c else {

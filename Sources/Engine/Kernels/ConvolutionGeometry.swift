@@ -26,6 +26,22 @@ struct WindowAxis: Sendable {
     /// The input coordinate under filter tap `k` for output coordinate `o` (may be outside the input).
     @inline(__always) func source(_ o: Int, _ k: Int) -> Int { o * stride - padBefore + k * dilation }
 
+    /// The same window over an input that lost `before` leading and `after` trailing zero rows (a fused PAD):
+    /// the output is unchanged, taps in the removed rows fall outside and count as zeros.
+    func unpadded(before: Int, after: Int) -> WindowAxis {
+        WindowAxis(input: input - before - after, output: output, filter: filter, stride: stride, dilation: dilation,
+                   padBefore: padBefore + before)
+    }
+
+    private init(input: Int, output: Int, filter: Int, stride: Int, dilation: Int, padBefore: Int) {
+        self.input = input
+        self.output = output
+        self.filter = filter
+        self.stride = stride
+        self.dilation = dilation
+        self.padBefore = padBefore
+    }
+
     /// The filter taps that fall inside the input for output coordinate `o`.
     @inline(__always) func validTaps(_ o: Int) -> Range<Int> {
         let first = padBefore - o * stride
@@ -48,6 +64,18 @@ func nhwc(_ shape: [Int]) -> (n: Int, h: Int, w: Int, c: Int)? {
 }
 
 extension OperatorContext {
+    /// Input 0's height and width as the operator sees them: with a fused PAD's rows and columns added back.
+    func paddedSpatialSize(_ i: (n: Int, h: Int, w: Int, c: Int)) -> (h: Int, w: Int) {
+        guard let p = inputPadding else { return (i.h, i.w) }
+        return (i.h + p.top + p.bottom, i.w + p.left + p.right)
+    }
+
+    /// Removes a fused PAD's rows and columns from a window computed over the padded size.
+    func unpadding(_ y: WindowAxis, _ x: WindowAxis) -> (WindowAxis, WindowAxis) {
+        guard let p = inputPadding else { return (y, x) }
+        return (y.unpadded(before: p.top, after: p.bottom), x.unpadded(before: p.left, after: p.right))
+    }
+
     /// Validates stride/dilation/filter values read from the model before they size any loop.
     func windowAxis(input: Int, filter: Int, stride: Int32, dilation: Int32, padding: Padding) throws(EngineError) -> WindowAxis {
         guard stride >= 1, dilation >= 1, filter >= 1 else {

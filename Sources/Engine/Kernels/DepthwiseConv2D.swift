@@ -30,8 +30,10 @@ struct DepthwiseConv2DKernel: Kernel {
         batch = i.n
         inputChannels = i.c
         multiplier = f[3] / i.c
-        y = try context.windowAxis(input: i.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding)
-        x = try context.windowAxis(input: i.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding)
+        let padded = context.paddedSpatialSize(i)
+        (y, x) = context.unpadding(
+            try context.windowAxis(input: padded.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding),
+            try context.windowAxis(input: padded.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding))
         weights = try context.constantFloats(1)
         bias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: f[3])
         guard weights.count == f[1] * f[2] * f[3], bias.count == f[3] else { throw context.fail("weights/bias sizes") }
