@@ -114,8 +114,20 @@ struct Conv2DKernel: Kernel {
                 let rowEnd = min(pixels.upperBound, (oy &+ 1) &* x.output)
                 let ky = y.validTaps(oy)
                 let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
-                for p in pixel..<rowEnd {
+                var p = pixel
+                while p < rowEnd {
                     let ox = p &- oy &* x.output
+                    if outputChannels == 1, channels == 8, ky.count == y.filter, p &+ 8 <= rowEnd,
+                       x.validTaps(ox).count == x.filter, x.validTaps(ox &+ 7).count == x.filter {
+                        // Eight whole-window pixels at once: their channel partial sums reduce together.
+                        let base = rowBase + (ox &* x.stride &- x.padBefore) &* channels
+                        destination.advanced(by: p).storeEightDots(
+                            base: base, pixelStep: x.stride &* channels, taps: w.baseAddress!, ky: ky, kx: 0..<x.filter,
+                            rowStep: rowStep, columnStep: columnStep, tapRowStep: tapRowStep, bias: bias[0], activation: activation)
+                        p &+= 8
+                        continue
+                    }
+                    defer { p &+= 1 }
                     let kx = x.validTaps(ox)
                     let base = rowBase + (ox &* x.stride &- x.padBefore) &* channels
                     for o in 0..<outputChannels {
@@ -178,5 +190,37 @@ struct Conv2DKernel: Kernel {
                 activation.apply(out, count: outputChannels)
             }
         }
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == Float {
+    /// out[i] = activation(bias + Σ over taps and 8 channels of input(pixel i) · taps), for 8 pixels `pixelStep`
+    /// floats apart. Each pixel's 8-channel partial sums stay in one register; the eight registers are reduced
+    /// together by three rounds of pairwise adds of even and odd lanes, ending with pixel i's total in lane i.
+    @inline(__always)
+    func storeEightDots(base: UnsafeMutablePointer<Float>, pixelStep: Int, taps: UnsafePointer<Float>, ky: Range<Int>, kx: Range<Int>,
+                        rowStep: Int, columnStep: Int, tapRowStep: Int, bias: Float, activation: Activation) {
+        var p0 = SIMD8<Float>(), p1 = p0, p2 = p0, p3 = p0, p4 = p0, p5 = p0, p6 = p0, p7 = p0
+        @inline(__always) func load(_ q: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(q).loadUnaligned(as: SIMD8<Float>.self) }
+        for ty in ky {
+            for tx in kx {
+                let t = load(taps + (ty &* tapRowStep &+ tx &* 8))
+                let q = UnsafePointer(base + (ty &* rowStep &+ tx &* columnStep))
+                p0.addProduct(load(q), t)
+                p1.addProduct(load(q + pixelStep), t)
+                p2.addProduct(load(q + 2 &* pixelStep), t)
+                p3.addProduct(load(q + 3 &* pixelStep), t)
+                p4.addProduct(load(q + 4 &* pixelStep), t)
+                p5.addProduct(load(q + 5 &* pixelStep), t)
+                p6.addProduct(load(q + 6 &* pixelStep), t)
+                p7.addProduct(load(q + 7 &* pixelStep), t)
+            }
+        }
+        @inline(__always) func pair(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+            SIMD8(lowHalf: a.evenHalf + a.oddHalf, highHalf: b.evenHalf + b.oddHalf)
+        }
+        let totals = pair(pair(pair(p0, p1), pair(p2, p3)), pair(pair(p4, p5), pair(p6, p7)))
+        let result = activation(totals + SIMD8(repeating: bias))
+        for i in 0..<8 { self[i] = result[i] }
     }
 }
