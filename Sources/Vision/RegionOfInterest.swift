@@ -65,16 +65,4 @@ public struct TensorToImageTransform: Sendable, Equatable {
         let u = cos(angle) * dx + sin(angle) * dy, v = -sin(angle) * dx + cos(angle) * dy
         return (u / region.width + 0.5, v / region.height + 0.5)
     }
-
-    /// A point given relative to the letterboxed content (what a model's normalized landmarks mean) back in the
-    /// tensor's own normalized coordinates: MediaPipe's LandmarkLetterboxRemoval, inverted.
-    public func tensorPoint(contentX: Double, contentY: Double) -> (x: Double, y: Double) {
-        (padding.left + contentX * (1 - padding.left - padding.right), padding.top + contentY * (1 - padding.top - padding.bottom))
-    }
-
-    /// Removes the letterbox from a tensor-normalized point: MediaPipe's LandmarkLetterboxRemovalCalculator.
-    public func contentPoint(tensorX: Double, tensorY: Double) -> (x: Double, y: Double) {
-        let width = 1 - padding.left - padding.right, height = 1 - padding.top - padding.bottom
-        return ((tensorX - padding.left) / width, (tensorY - padding.top) / height)
-    }
 }

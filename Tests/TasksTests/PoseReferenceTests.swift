@@ -74,6 +74,7 @@ final class PoseReferenceTests: XCTestCase {
                     let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
                     let above = Float(mask.float32Data.filter { $0 > 0.5 }.count) / Float(mask.float32Data.count)
                     report.append(String(format: "   mask mean %.4f (ref %.4f) above0.5 %.4f (ref %.4f)", mean, summary.mean, above, summary.fractionAbove05))
+                    // Issue #5: "mask summary within 0.01" (measured worst: 0.006, face_day13.jpg).
                     XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
                     XCTAssertEqual(above, summary.fractionAbove05, accuracy: 0.01, "\(entry.image) mask fraction")
                 }
@@ -115,6 +116,7 @@ extension PoseReferenceTests {
                 XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image)")
                 if let mask = result.segmentationMasks?[p], let summary = entry.result.segmentationMasks?[p] {
                     let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
+                    // Issue #5's bound for the mask summary.
                     XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
                 }
             }

@@ -27,11 +27,11 @@ struct StridedSliceKernel: Kernel {
               let elementBytes = context.type(input).byteSize, context.type(output) == context.type(input) else {
             throw context.fail("begin/end/strides of different lengths or types")
         }
-        var starts: [Int] = [], counts: [Int] = [], strides: [Int] = [], kept: [Int] = []
+        var starts: [Int] = [], counts: [Int] = [], strides: [Int] = []
         for axis in 0..<rank {
             let size = inputShape[axis]
             guard axis < begin.count else {
-                starts.append(0); counts.append(size); strides.append(1); kept.append(size)
+                starts.append(0); counts.append(size); strides.append(1)
                 continue
             }
             let stride = strideValues[axis]
@@ -60,7 +60,6 @@ struct StridedSliceKernel: Kernel {
             }
             let count = stride > 0 ? max(0, (stop - start + stride - 1) / stride) : max(0, (start - stop - stride - 1) / -stride)
             starts.append(start); counts.append(count); strides.append(stride)
-            if !shrink { kept.append(count) }
         }
         self.starts = starts
         self.counts = counts
@@ -69,7 +68,6 @@ struct StridedSliceKernel: Kernel {
         guard context.graph.elementCount(output) == counts.reduce(1, *) else {
             throw context.fail("output \(context.shape(output)) but the slice has \(counts)")
         }
-        _ = kept
     }
 
     func run(_ memory: TensorMemory) {

@@ -4,8 +4,6 @@ import Foundation
 /// `AlignmentPointsRectsCalculator` (centre = start point, side = twice the distance to the end point, rotation
 /// so that start→end points at `targetAngle`) followed by `RectTransformationCalculator` (scale, square_long).
 struct RegionFromKeypoints {
-    var startIndex: Int
-    var endIndex: Int
     /// Radians; 90° (π/2) for pose: the hips-to-head vector points up.
     var targetAngle: Float
     var scale: Float

@@ -140,13 +140,11 @@ struct PoseEstimate {
     var world: [Landmark]
     var mask: Mask?
     var nextRect: NormalizedRect
-    var rect: NormalizedRect
 }
 
 struct PoseFrameOutput {
     var poses: [PoseEstimate]
     var nextRects: [NormalizedRect]
-    var detectorRan: Bool
     var includeMasks: Bool
 
     func result(timestamp: Int) -> PoseLandmarkerResult {

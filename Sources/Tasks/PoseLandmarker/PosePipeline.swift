@@ -13,8 +13,8 @@ final class PosePipeline {
     static let landmarkCount = 39
     static let poseLandmarkCount = 33
     static let suppressionThreshold: Float = 0.5
-    /// Hips centre (start) and the point above the head (end); the vector between them points up.
-    static let region = RegionFromKeypoints(startIndex: 0, endIndex: 1, targetAngle: .pi / 2, scale: 1.25, squareLong: true)
+    /// From keypoint 0 (hips centre) to keypoint 1 (above the head): the vector between them points up.
+    static let region = RegionFromKeypoints(targetAngle: .pi / 2, scale: 1.25, squareLong: true)
 
     init(bundle: TaskBundle, options: PoseLandmarkerOptions) throws(VisionTaskError) {
         self.options = options
@@ -70,9 +70,7 @@ final class PosePipeline {
 
     func process(_ image: MPImage, tracked: [NormalizedRect], useTracking: Bool) throws(VisionTaskError) -> PoseFrameOutput {
         var rects = tracked
-        var detectorRan = false
         if !useTracking || tracked.count < options.numPoses {
-            detectorRan = true
             let detected = try detect(image)
             if useTracking {
                 // AssociationNormRectCalculator: a detection replaces every tracked region it overlaps.
@@ -88,7 +86,7 @@ final class PosePipeline {
         for rect in rects.prefix(options.numPoses) {
             if let pose = try landmarks(image, rect: rect) { poses.append(pose) }
         }
-        return PoseFrameOutput(poses: poses, nextRects: poses.map(\.nextRect), detectorRan: detectorRan,
+        return PoseFrameOutput(poses: poses, nextRects: poses.map(\.nextRect),
                                includeMasks: options.outputSegmentationMasks)
     }
 
@@ -139,6 +137,6 @@ final class PosePipeline {
                                           maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
                                           imageWidth: image.width, imageHeight: image.height)
         }
-        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, rect: rect)
+        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect)
     }
 }
