@@ -115,6 +115,8 @@ public final class ExecutionPlan: Sendable {
             }
             last[tensor] = steps.count
         }
+        // Inputs too, as in LiteRT: a caller may set them once and invoke again, so nothing may overwrite them.
+        for tensor in inputs where !constants.contains(tensor) { last[tensor] = steps.count }
         let requests = first.keys.sorted().map { tensor in
             MemoryPlanner.Request(tensor: tensor, bytes: graph.byteCount(tensor), first: first[tensor]!, last: last[tensor]!)
         }
