@@ -63,18 +63,20 @@ let package = Package(
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["Format", "Engine", "Vision", "VisionTasks", "CBLAS"],
+            dependencies: ["Format", "Engine", "Vision", "VisionTasks", "CBLAS", "AllocationCounter"],
             path: "Benchmarks/bench"),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.
         .target(name: "ModelMutation", dependencies: ["Format"], path: "Tests/Support/ModelMutation"),
         .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
+        // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
+        .target(name: "AllocationCounter", path: "Tests/Support/AllocationCounter"),
         .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation", "TestSupport"], path: "Tests/FormatTests"),
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "Vision", "TestSupport"], path: "Tests/TasksTests"),
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib", "TestSupport"], path: "Tests/VisionTests"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format", "TestSupport"], path: "Tests/EngineTests"),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format", "TestSupport", "AllocationCounter"], path: "Tests/EngineTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
             path: "Tests/SystemLibraryTests"),

@@ -1,3 +1,4 @@
+import AllocationCounter
 import CBLAS
 import Dispatch
 import Engine
@@ -22,7 +23,7 @@ enum ModelsBenchmark {
     static func run(arguments: [String]) throws {
         let repeats = 30
         print(String(format: "single-core sgemm ceiling: %.1f GFLOP/s (OpenBLAS, 1024³)", sgemmCeiling()))
-        print("model                                                     MFLOP  thr   ours ms  LiteRT ms  ratio  ours GFLOP/s")
+        print("model                                                     MFLOP  thr   ours ms  LiteRT ms  ratio  ours GFLOP/s  allocs/invoke")
         for spec in arguments.isEmpty ? models : arguments {
             let parts = spec.split(separator: "#").map(String.init)
             let bundle = try TaskBundle(path: "Models/" + parts[0])
@@ -34,6 +35,10 @@ enum ModelsBenchmark {
                     try interpreter.setInput(index, bytes: [UInt8](repeating: 0, count: input.elementCount * (input.type.byteSize ?? 1)))
                 }
                 for _ in 0..<5 { interpreter.invoke() }
+                // Every thread's mallocs during 10 invokes after warm-up, counted by our interposer.
+                allocation_counter_start()
+                for _ in 0..<10 { interpreter.invoke() }
+                let allocations = Double(allocation_counter_stop()) / 10
                 var samples: [Double] = []
                 for _ in 0..<repeats {
                     let start = DispatchTime.now().uptimeNanoseconds
@@ -44,9 +49,10 @@ enum ModelsBenchmark {
                 let ours = samples[repeats / 2]
                 let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["Models/\(spec)", "\(threads)", "\(repeats)"])
                 let theirs = line.flatMap { LiteRTReference.value("median_ms", in: $0) }
-                print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f", spec as NSString, mflop, threads, ours,
+                print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f  %9@", spec as NSString, mflop, threads, ours,
                              theirs.map { String(format: "%.2f", $0) } as NSString? ?? "—",
-                             theirs.map { String(format: "%.2f", ours / $0) } as NSString? ?? "—", mflop / ours))
+                             theirs.map { String(format: "%.2f", ours / $0) } as NSString? ?? "—", mflop / ours,
+                             allocation_counter_is_available() != 0 ? String(format: "%.1f", allocations) as NSString : "—"))
             }
         }
     }

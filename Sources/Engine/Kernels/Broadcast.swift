@@ -51,7 +51,9 @@ struct BroadcastPlan: Sendable {
         let inner = dimensions.count - 1
         let count = dimensions[inner]
         let (innerA, innerB) = strides[inner]
-        var index = Array(repeating: 0, count: inner)
+        // The index counter lives on the stack: invokes allocate nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(inner, 1)) { index in
+        index.initialize(repeating: 0)
         var offsetA = 0, offsetB = 0, offsetOut = 0
         while true {
             body(offsetA, offsetB, offsetOut, count, innerA, innerB)
@@ -68,6 +70,7 @@ struct BroadcastPlan: Sendable {
                 d -= 1
             }
             if d < 0 { return }
+        }
         }
     }
 }

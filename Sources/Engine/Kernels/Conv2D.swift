@@ -68,38 +68,67 @@ struct Conv2DKernel: Kernel {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * pixels * outputChannels
             if isDirect {
-                memory.parallel.forEach(pixels, minimumPerThread: 256) { rows in direct(source, destination, rows) }
+                memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination))
                 continue
             }
             if let packed, isPointwise, pixels < 64 * memory.parallel.threads, packed.panelCount > 1 {
                 // Few pixels (the 8 × 8 and 16 × 16 layers) but many output channels: threads take panels instead.
-                memory.parallel.forEach(packed.panelCount) { panels in
-                    packed.run(a: source, lda: patchSize, rows: 0..<pixels, c: destination, ldc: outputChannels, activation: activation, panels: panels)
-                }
+                memory.parallel.forEach(packed.panelCount, Panels(kernel: self, packed: packed, source: source, destination: destination, pixels: pixels))
                 continue
             }
             // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
-            memory.parallel.forEach(pixels, minimumPerThread: 64) { rows in
-                let patches: UnsafePointer<Float>
-                if isPointwise {
-                    patches = UnsafePointer(source + rows.lowerBound * inputChannels)
-                } else {
-                    let scratch = memory.scratch.assumingMemoryBound(to: Float.self) + rows.lowerBound * patchSize
-                    gatherPatches(from: source, into: scratch, rows: rows)
-                    patches = UnsafePointer(scratch)
-                }
-                let out = destination + rows.lowerBound * outputChannels
-                if let packed {
-                    packed.run(a: patches, lda: patchSize, rows: 0..<rows.count, c: out, ldc: outputChannels, activation: activation)
-                    return
-                }
-                weights.withUnsafeBufferPointer { w in
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
-                                1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
-                }
-                addBiasAndActivate(out, rows: rows.count)
-            }
+            memory.parallel.forEach(pixels, minimumPerThread: 64, Pixels(
+                kernel: self, source: source, destination: destination, scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
         }
+    }
+
+    private struct DirectPixels: ParallelLoop {
+        let kernel: Conv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        func run(_ pixels: Range<Int>) { kernel.direct(source, destination, pixels) }
+    }
+
+    private struct Panels: ParallelLoop {
+        let kernel: Conv2DKernel
+        let packed: PackedGEMM
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let pixels: Int
+        func run(_ panels: Range<Int>) {
+            packed.run(a: source, lda: kernel.patchSize, rows: 0..<pixels, c: destination, ldc: kernel.outputChannels,
+                       activation: kernel.activation, panels: panels)
+        }
+    }
+
+    private struct Pixels: ParallelLoop {
+        let kernel: Conv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.band(rows, source, destination, scratch) }
+    }
+
+    private func band(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                      _ scratch: UnsafeMutablePointer<Float>) {
+        let patches: UnsafePointer<Float>
+        if isPointwise {
+            patches = UnsafePointer(source + rows.lowerBound * inputChannels)
+        } else {
+            let rowsScratch = scratch + rows.lowerBound * patchSize
+            gatherPatches(from: source, into: rowsScratch, rows: rows)
+            patches = UnsafePointer(rowsScratch)
+        }
+        let out = destination + rows.lowerBound * outputChannels
+        if let packed {
+            packed.run(a: patches, lda: patchSize, rows: 0..<rows.count, c: out, ldc: outputChannels, activation: activation)
+            return
+        }
+        weights.withUnsafeBufferPointer { w in
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
+                        1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
+        }
+        addBiasAndActivate(out, rows: rows.count)
     }
 
     private func direct(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>, _ pixels: Range<Int>) {

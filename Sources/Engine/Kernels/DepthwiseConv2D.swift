@@ -42,26 +42,33 @@ struct DepthwiseConv2DKernel: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
-        let channels = outputChannels
+        for b in 0..<batch {
+            let source = memory.floats(input) + b * y.input * x.input * inputChannels
+            let destination = memory.floats(output) + b * y.output * x.output * outputChannels
+            memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination))
+        }
+    }
+
+    private struct Rows: ParallelLoop {
+        let kernel: DepthwiseConv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination) }
+    }
+
+    private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
-                for b in 0..<batch {
-                    let source = memory.floats(input) + b * y.input * x.input * inputChannels
-                    let destination = memory.floats(output) + b * y.output * x.output * channels
-                    memory.parallel.forEach(y.output, minimumPerThread: 2) { rows in
-                        for oy in rows {
-                            if multiplier == 1 {
-                                row(oy, source, destination, w.baseAddress!, bias.baseAddress!)
-                            } else {
-                                genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
-                            }
-                        }
+                for oy in rows {
+                    if multiplier == 1 {
+                        row(oy, source, destination, w.baseAddress!, bias.baseAddress!)
+                    } else {
+                        genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
                     }
                 }
             }
         }
     }
-
 
     /// One output row, multiplier 1. Taps outside the input are skipped (so borders need no padding copy); each
     /// eight-channel block accumulates in two registers, alternating by tap, so that consecutive fused

@@ -54,14 +54,25 @@ struct ElementwiseBinaryKernel: Kernel {
         if plan.dimensions.count == 1, plan.dimensions[0] >= 1 << 14 {
             // One long run (same shapes, or one side a scalar): threads take slices of it.
             let (strideA, strideB) = plan.strides[0]
-            memory.parallel.forEach(plan.dimensions[0], minimumPerThread: 1 << 13) { range in
-                self.apply(x + range.lowerBound * strideA, y + range.lowerBound * strideB, out + range.lowerBound,
-                           range.count, strideA, strideB)
-            }
+            memory.parallel.forEach(plan.dimensions[0], minimumPerThread: 1 << 13,
+                                    Slices(kernel: self, a: x, b: y, output: out, strideA: strideA, strideB: strideB))
             return
         }
         plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
             apply(x + offsetA, y + offsetB, out + offsetOut, count, strideA, strideB)
+        }
+    }
+
+    private struct Slices: ParallelLoop {
+        let kernel: ElementwiseBinaryKernel
+        let a: UnsafeMutablePointer<Float>
+        let b: UnsafeMutablePointer<Float>
+        let output: UnsafeMutablePointer<Float>
+        let strideA: Int
+        let strideB: Int
+        func run(_ range: Range<Int>) {
+            kernel.apply(a + range.lowerBound * strideA, b + range.lowerBound * strideB, output + range.lowerBound,
+                         range.count, strideA, strideB)
         }
     }
 

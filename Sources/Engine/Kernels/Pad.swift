@@ -8,6 +8,8 @@ struct PadKernel: Kernel {
     let outputShape: [Int]
     let before: [Int]
     let value: Float
+    /// Element strides of the output.
+    let outputStrides: [Int]
 
     init(_ context: OperatorContext) throws(EngineError) {
         input = try context.input(0)
@@ -22,6 +24,9 @@ struct PadKernel: Kernel {
         before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
         outputShape = inputShape.indices.map { inputShape[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] }
         value = context.hasInput(2) ? (try context.constantFloats(2).first ?? 0) : 0
+        var strides = Array(repeating: 1, count: inputShape.count)
+        for d in stride(from: inputShape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * outputShape[d + 1] }
+        outputStrides = strides
         try context.expect(outputShape, forOutput: 0)
     }
 
@@ -36,20 +41,21 @@ struct PadKernel: Kernel {
         while inner > 0, before[inner] == 0, inputShape[inner] == outputShape[inner] { inner -= 1 }
         let runLength = inputShape[inner...].reduce(1, *)
         let runStart = before[inner] * outputShape[(inner + 1)...].reduce(1, *)
-        var outputStrides = Array(repeating: 1, count: rank)
-        for d in stride(from: rank - 2, through: 0, by: -1) { outputStrides[d] = outputStrides[d + 1] * outputShape[d + 1] }
         let runs = inputShape[..<inner].reduce(1, *)
-        var index = Array(repeating: 0, count: max(inner, 1))
-        for run in 0..<runs {
-            var offset = runStart
-            for d in 0..<inner { offset += (index[d] + before[d]) * outputStrides[d] }
-            (destination + offset).update(from: source + run * runLength, count: runLength)
-            var d = inner - 1
-            while d >= 0 {
-                index[d] += 1
-                if index[d] < inputShape[d] { break }
-                index[d] = 0
-                d -= 1
+        // The index counter lives on the stack: invokes allocate nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(inner, 1)) { index in
+            index.initialize(repeating: 0)
+            for run in 0..<runs {
+                var offset = runStart
+                for d in 0..<inner { offset += (index[d] + before[d]) * outputStrides[d] }
+                (destination + offset).update(from: source + run * runLength, count: runLength)
+                var d = inner - 1
+                while d >= 0 {
+                    index[d] += 1
+                    if index[d] < inputShape[d] { break }
+                    index[d] = 0
+                    d -= 1
+                }
             }
         }
     }

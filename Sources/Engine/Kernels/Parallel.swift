@@ -1,33 +1,41 @@
-import Dispatch
-
 /// Splits a kernel's independent work (output rows, pixels, elements) over the interpreter's threads.
 ///
-/// libdispatch's `concurrentPerform` runs chunk 0 on the calling thread and the rest on its worker pool; with
-/// OpenBLAS kept single-threaded (see `ExecutionPlan`), each core runs one chunk and nothing oversubscribes.
+/// The parts run on the process's ``WorkerPool`` (part 0 on the calling thread); with OpenBLAS kept
+/// single-threaded (see `ExecutionPlan`), each core runs one part and nothing oversubscribes.
 struct Parallel: Sendable {
+    /// Parts a kernel's work is split into: the interpreter's threads, at most one per pool thread.
     let threads: Int
 
-    /// Calls `body` with `threads` contiguous slices of 0..<count (fewer when count is small).
+    init(threads: Int) {
+        self.threads = max(1, min(threads, WorkerPool.shared.workerCount + 1))
+    }
+
+    /// Calls `loop.run` with `threads` contiguous, disjoint slices of 0..<count (fewer when count is small).
+    ///
+    /// The loop is a value rather than a closure so that handing it to other threads allocates nothing.
     @inline(__always)
-    func forEach(_ count: Int, minimumPerThread: Int = 1, _ body: (Range<Int>) -> Void) {
-        let chunks = min(threads, max(1, count / max(minimumPerThread, 1)))
-        if chunks <= 1 {
-            body(0..<count)
+    func forEach<Loop: ParallelLoop>(_ count: Int, minimumPerThread: Int = 1, _ loop: Loop) {
+        let parts = min(threads, max(1, count / max(minimumPerThread, 1)))
+        if parts <= 1 {
+            loop.run(0..<count)
             return
         }
-        withoutActuallyEscaping(body) { body in
-            // The slices are disjoint, so the closure is safe to call from several threads at once.
-            let shared = UncheckedSendable(body)
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                let start = count * chunk / chunks, end = count * (chunk + 1) / chunks
-                if start < end { shared.value(start..<end) }
-            }
+        WorkerPool.shared.run(parts: parts, Slices(loop: loop, count: count, parts: parts))
+    }
+
+    private struct Slices<Loop: ParallelLoop>: PartitionedWork {
+        let loop: Loop
+        let count: Int
+        let parts: Int
+
+        func run(part: Int) {
+            let start = count * part / parts, end = count * (part + 1) / parts
+            if start < end { loop.run(start..<end) }
         }
     }
 }
 
-/// Carries a value into a `@Sendable` closure when the caller guarantees the concurrent uses are disjoint.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// The body of a loop whose iterations write disjoint outputs, so that slices of it may run at once.
+protocol ParallelLoop {
+    func run(_ range: Range<Int>)
 }

@@ -55,7 +55,9 @@ struct ReduceKernel: Kernel {
         let rank = inputShape.count
         let total = inputShape.reduce(1, *)
         guard total > 0 else { return }
-        var index = Array(repeating: 0, count: rank)
+        // The index counter lives on the stack: invokes allocate nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
+        index.initialize(repeating: 0)
         var target = 0
         for i in 0..<total {
             switch operation {
@@ -73,6 +75,7 @@ struct ReduceKernel: Kernel {
                 index[d] = 0
                 d -= 1
             }
+        }
         }
         if operation == .mean {
             let scale = 1 / Float(max(reducedCount, 1))

@@ -53,22 +53,31 @@ struct ResizeBilinearKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * inputHeight * inputWidth * channels
             let base = memory.floats(output) + b * rows.count * columns.count * channels
-            memory.parallel.forEach(rows.count, minimumPerThread: 8) { range in
-            var out = base + range.lowerBound * columns.count * channels
-            for row in rows[range] {
-                let top = source + row.lower * inputWidth * channels
-                let bottom = source + row.upper * inputWidth * channels
-                let dy = row.fraction
-                for column in columns {
-                    let dx = column.fraction
-                    let a = top + column.lower * channels, b = top + column.upper * channels
-                    let c = bottom + column.lower * channels, d = bottom + column.upper * channels
-                    for k in 0..<channels {
-                        out[k] = a[k] * (1 - dy) * (1 - dx) + c[k] * dy * (1 - dx) + b[k] * (1 - dy) * dx + d[k] * dy * dx
-                    }
-                    out += channels
+            memory.parallel.forEach(rows.count, minimumPerThread: 8, Rows(kernel: self, source: source, destination: base))
+        }
+    }
+
+    private struct Rows: ParallelLoop {
+        let kernel: ResizeBilinearKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        func run(_ range: Range<Int>) { kernel.rows(range, source, destination) }
+    }
+
+    private func rows(_ range: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
+        var out = destination + range.lowerBound * columns.count * channels
+        for row in rows[range] {
+            let top = source + row.lower * inputWidth * channels
+            let bottom = source + row.upper * inputWidth * channels
+            let dy = row.fraction
+            for column in columns {
+                let dx = column.fraction
+                let a = top + column.lower * channels, b = top + column.upper * channels
+                let c = bottom + column.lower * channels, d = bottom + column.upper * channels
+                for k in 0..<channels {
+                    out[k] = a[k] * (1 - dy) * (1 - dx) + c[k] * dy * (1 - dx) + b[k] * (1 - dy) * dx + d[k] * dy * dx
                 }
-            }
+                out += channels
             }
         }
     }

@@ -11,6 +11,8 @@ struct StridedSliceKernel: Kernel {
     let strides: [Int]
     let counts: [Int]
     let elementBytes: Int
+    /// Element strides of the input.
+    let inputStrides: [Int]
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .stridedSlice(options) = context.options else { throw context.fail("missing StridedSliceOptions") }
@@ -65,6 +67,9 @@ struct StridedSliceKernel: Kernel {
         self.counts = counts
         self.strides = strides
         self.elementBytes = elementBytes
+        var inputStrides = Array(repeating: 1, count: rank)
+        for d in stride(from: rank - 2, through: 0, by: -1) { inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1] }
+        self.inputStrides = inputStrides
         guard context.graph.elementCount(output) == counts.reduce(1, *) else {
             throw context.fail("output \(context.shape(output)) but the slice has \(counts)")
         }
@@ -74,10 +79,10 @@ struct StridedSliceKernel: Kernel {
         let rank = inputShape.count
         let total = counts.reduce(1, *)
         guard total > 0 else { return }
-        var inputStrides = Array(repeating: 1, count: rank)
-        for d in stride(from: rank - 2, through: 0, by: -1) { inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1] }
         let source = memory.raw(input), destination = memory.raw(output)
-        var index = Array(repeating: 0, count: rank)
+        // The index counter lives on the stack: invokes allocate nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
+        index.initialize(repeating: 0)
         for o in 0..<total {
             var offset = 0
             for d in 0..<rank { offset += (starts[d] + index[d] * strides[d]) * inputStrides[d] }
@@ -89,6 +94,7 @@ struct StridedSliceKernel: Kernel {
                 index[d] = 0
                 d -= 1
             }
+        }
         }
     }
 }

@@ -31,7 +31,9 @@ struct TransposeKernel: Kernel {
         let total = outputShape.reduce(1, *)
         guard total > 0 else { return }
         let source = memory.raw(input), destination = memory.raw(output)
-        var index = Array(repeating: 0, count: rank)
+        // The index counter lives on the stack: invokes allocate nothing.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
+        index.initialize(repeating: 0)
         var offset = 0
         for o in 0..<total {
             (destination + o * elementBytes).copyMemory(from: source + offset * elementBytes, byteCount: elementBytes)
@@ -44,6 +46,7 @@ struct TransposeKernel: Kernel {
                 index[d] = 0
                 d -= 1
             }
+        }
         }
     }
 }
