@@ -42,6 +42,17 @@ struct WindowAxis: Sendable {
         self.padBefore = padBefore
     }
 
+    /// The output coordinates whose whole window lies inside the input (no tap needs a bounds check).
+    var interior: Range<Int> {
+        guard stride > 0 else { return 0..<0 }
+        // o · stride − padBefore ≥ 0  and  o · stride − padBefore + (filter − 1) · dilation ≤ input − 1.
+        let first = (padBefore + stride - 1) / stride
+        let lastStart = input - 1 - (filter - 1) * dilation + padBefore
+        guard lastStart >= 0 else { return 0..<0 }
+        let end = min(output, lastStart / stride + 1)
+        return first < end ? first..<end : 0..<0
+    }
+
     /// The filter taps that fall inside the input for output coordinate `o`.
     @inline(__always) func validTaps(_ o: Int) -> Range<Int> {
         let first = padBefore - o * stride

@@ -15,6 +15,8 @@ struct DepthwiseConv2DKernel: Kernel {
     let activation: Activation
 
     var outputChannels: Int { inputChannels * multiplier }
+    /// Output columns whose window lies inside the input, computed once.
+    let interiorColumns: Range<Int>
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthwiseConv2D(options) = context.options else { throw context.fail("missing DepthwiseConv2DOptions") }
@@ -39,6 +41,7 @@ struct DepthwiseConv2DKernel: Kernel {
         guard weights.count == f[1] * f[2] * f[3], bias.count == f[3] else { throw context.fail("weights/bias sizes") }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         try context.expect([batch, y.output, x.output, f[3]], forOutput: 0)
+        interiorColumns = x.interior
     }
 
     func run(_ memory: TensorMemory) {
@@ -70,75 +73,115 @@ struct DepthwiseConv2DKernel: Kernel {
         }
     }
 
-    /// One output row, multiplier 1. Taps outside the input are skipped (so borders need no padding copy); each
-    /// eight-channel block accumulates in two registers, alternating by tap, so that consecutive fused
-    /// multiply-adds do not wait on each other's results.
+    /// One output row, multiplier 1: the columns whose window lies wholly inside the input go through an unrolled
+    /// 3 × 3 or 5 × 5 loop with no per-tap checks; the border columns (and other filter sizes) through
+    /// ``borderPixel``, which skips the taps outside the input, so borders need no padding copy.
     @inline(__always)
     private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                      _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
         let channels = inputChannels
         let ky = y.validTaps(oy)
         let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
-        let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels, tapRowStep = x.filter &* channels
-        for ox in 0..<x.output {
-            let kx = x.validTaps(ox)
-            let pixelBase = rowBase + (ox &* x.stride &- x.padBefore) &* channels
-            let out = destination + (oy &* x.output &+ ox) &* channels
-            var c = 0
-            if x.filter == 3, y.filter == 3, kx.count == 3, ky.count == 3, x.dilation == 1, y.dilation == 1 {
-                // Interior pixel of a 3 × 3 filter: nine taps unrolled over three independent accumulators.
-                let top = pixelBase, middle = pixelBase + rowStep, bottom = pixelBase + 2 &* rowStep
-                @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
-                while c &+ 8 <= channels {
-                    let t = w + c
-                    var a0 = load(bias + c), a1 = SIMD8<Float>(), a2 = SIMD8<Float>()
-                    a0.addProduct(load(top + c), load(t))
-                    a1.addProduct(load(top + (channels &+ c)), load(t + channels))
-                    a2.addProduct(load(top + (2 &* channels &+ c)), load(t + 2 &* channels))
-                    a0.addProduct(load(middle + c), load(t + 3 &* channels))
-                    a1.addProduct(load(middle + (channels &+ c)), load(t + 4 &* channels))
-                    a2.addProduct(load(middle + (2 &* channels &+ c)), load(t + 5 &* channels))
-                    a0.addProduct(load(bottom + c), load(t + 6 &* channels))
-                    a1.addProduct(load(bottom + (channels &+ c)), load(t + 7 &* channels))
-                    a2.addProduct(load(bottom + (2 &* channels &+ c)), load(t + 8 &* channels))
-                    UnsafeMutableRawPointer(out + c).storeBytes(of: activation(a0 + a1 + a2), as: SIMD8<Float>.self)
-                    c &+= 8
-                }
+        let out = destination + oy &* x.output &* channels
+        var inner = 0..<0
+        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5, x.dilation == 1, y.dilation == 1 {
+            inner = interiorColumns
+        }
+        for ox in 0..<inner.lowerBound { borderPixel(ox, ky, rowBase, out, w, bias) }
+        if !inner.isEmpty {
+            // One loop per filter size and activation, so that each is straight-line code the compiler unrolls.
+            switch (x.filter, activation) {
+            case (3, .none): interior(inner, taps: 3, rowBase, out, w, bias) { $0 }
+            case (3, .relu): interior(inner, taps: 3, rowBase, out, w, bias) { $0.replacing(with: 0, where: $0 .< 0) }
+            case (3, _): interior(inner, taps: 3, rowBase, out, w, bias) { activation($0) }
+            case (_, .none): interior(inner, taps: 5, rowBase, out, w, bias) { $0 }
+            case (_, .relu): interior(inner, taps: 5, rowBase, out, w, bias) { $0.replacing(with: 0, where: $0 .< 0) }
+            case (_, _): interior(inner, taps: 5, rowBase, out, w, bias) { activation($0) }
             }
+        }
+        for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { borderPixel(ox, ky, rowBase, out, w, bias) }
+    }
+
+    /// Output columns `columns` of a row whose `taps` × `taps` windows lie inside the input (stride any, dilation 1).
+    /// Two accumulators alternate by tap so that consecutive fused multiply-adds do not wait on each other.
+    @inline(__always)
+    private func interior(_ columns: Range<Int>, taps: Int, _ rowBase: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ activate: (SIMD8<Float>) -> SIMD8<Float>) {
+        let channels = inputChannels
+        let rowStep = x.input &* channels, pixelStep = x.stride &* channels, tapRowStep = taps &* channels
+        @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
+        var input = UnsafePointer(rowBase + (columns.lowerBound &* x.stride &- x.padBefore) &* channels)
+        var output = out + columns.lowerBound &* channels
+        for _ in columns {
+            var c = 0
             while c &+ 8 <= channels {
-                var acc0 = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
-                var acc1 = SIMD8<Float>()
-                var ty = ky.lowerBound
-                while ty < ky.upperBound {
-                    let inputRow = pixelBase + (ty &* rowStep &+ c)
-                    let tapRow = w + (ty &* tapRowStep &+ c)
-                    var tx = kx.lowerBound
-                    while tx &+ 1 < kx.upperBound {
-                        acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
-                                        UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
-                        acc1.addProduct(UnsafeRawPointer(inputRow + (tx &+ 1) &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
-                                        UnsafeRawPointer(tapRow + (tx &+ 1) &* channels).loadUnaligned(as: SIMD8<Float>.self))
-                        tx &+= 2
+                var a0 = load(bias + c), a1 = SIMD8<Float>()
+                for ty in 0..<taps {
+                    let inputRow = input + (ty &* rowStep &+ c), tapRow = w + (ty &* tapRowStep &+ c)
+                    for tx in 0..<taps {
+                        let v = load(inputRow + tx &* channels), t = load(tapRow + tx &* channels)
+                        if (ty &* taps &+ tx) & 1 == 0 { a0.addProduct(v, t) } else { a1.addProduct(v, t) }
                     }
-                    if tx < kx.upperBound {
-                        acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
-                                        UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
-                    }
-                    ty &+= 1
                 }
-                UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc0 + acc1), as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(output + c).storeBytes(of: activate(a0 + a1), as: SIMD8<Float>.self)
                 c &+= 8
             }
             while c < channels {
                 var acc = bias[c]
-                for ty in ky {
-                    for tx in kx {
-                        acc += pixelBase[ty &* rowStep &+ tx &* columnStep &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c]
-                    }
+                for ty in 0..<taps {
+                    for tx in 0..<taps { acc += input[ty &* rowStep &+ tx &* channels &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c] }
                 }
-                out[c] = activation(acc)
+                output[c] = activation(acc)
                 c &+= 1
             }
+            input += pixelStep
+            output += channels
+        }
+    }
+
+    /// One output pixel of a row, any filter, taps outside the input skipped.
+    @inline(__always)
+    private func borderPixel(_ ox: Int, _ ky: Range<Int>, _ rowBase: UnsafeMutablePointer<Float>, _ rowOut: UnsafeMutablePointer<Float>,
+                             _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let channels = inputChannels
+        let rowStep = y.dilation &* x.input &* channels, columnStep = x.dilation &* channels, tapRowStep = x.filter &* channels
+        let kx = x.validTaps(ox)
+        let pixelBase = rowBase + (ox &* x.stride &- x.padBefore) &* channels
+        let out = rowOut + ox &* channels
+        var c = 0
+        while c &+ 8 <= channels {
+            var acc0 = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
+            var acc1 = SIMD8<Float>()
+            var ty = ky.lowerBound
+            while ty < ky.upperBound {
+                let inputRow = pixelBase + (ty &* rowStep &+ c)
+                let tapRow = w + (ty &* tapRowStep &+ c)
+                var tx = kx.lowerBound
+                while tx &+ 1 < kx.upperBound {
+                    acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                    UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                    acc1.addProduct(UnsafeRawPointer(inputRow + (tx &+ 1) &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                    UnsafeRawPointer(tapRow + (tx &+ 1) &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                    tx &+= 2
+                }
+                if tx < kx.upperBound {
+                    acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                                    UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
+                }
+                ty &+= 1
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: activation(acc0 + acc1), as: SIMD8<Float>.self)
+            c &+= 8
+        }
+        while c < channels {
+            var acc = bias[c]
+            for ty in ky {
+                for tx in kx {
+                    acc += pixelBase[ty &* rowStep &+ tx &* columnStep &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c]
+                }
+            }
+            out[c] = activation(acc)
+            c &+= 1
         }
     }
 
