@@ -47,7 +47,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
-        .target(name: "Engine", dependencies: ["Format", "CBLAS"], path: "Sources/Engine", swiftSettings: optimizedInDebug),
+        // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
+        .target(name: "CFloatingPoint", path: "Sources/CFloatingPoint"),
+        .target(
+            name: "Engine", dependencies: ["Format", "CBLAS", "CFloatingPoint"], path: "Sources/Engine",
+            swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CJPEGDecoder", dependencies: ["CJPEG"], path: "Sources/CJPEGDecoder"),
         .target(name: "Vision", dependencies: ["CPNG", "CJPEGDecoder"], path: "Sources/Vision", swiftSettings: optimizedInDebug),

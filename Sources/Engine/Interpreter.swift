@@ -1,3 +1,4 @@
+import CFloatingPoint
 import Dispatch
 import Format
 import Foundation
@@ -131,18 +132,26 @@ public final class Interpreter {
 
     /// Runs every operator once.
     public func invoke() {
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount))
-        for step in plan.steps { step.kernel.run(memory) }
+        withKernelFloatingPointMode { memory in
+            for step in plan.steps { step.kernel.run(memory) }
+        }
+    }
+
+    /// Runs `body` with denormals flushed to zero on this thread (the pool's workers always run so), restoring the
+    /// caller's mode after: denormal arithmetic is many times slower on x86, and XNNPACK flushes them too.
+    private func withKernelFloatingPointMode<R>(_ body: (TensorMemory) -> R) -> R {
+        let mode = floating_point_flush_denormals()
+        defer { floating_point_restore(mode) }
+        return body(TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount)))
     }
 
     /// Runs every operator once, timing each: (operator name, milliseconds) in execution order. For profiling.
     public func invokeProfiled() -> [(name: String, milliseconds: Double)] {
-        let memory = TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount))
-        return plan.steps.map { step in
+        withKernelFloatingPointMode { memory in plan.steps.map { step in
             let start = DispatchTime.now().uptimeNanoseconds
             step.kernel.run(memory)
             return (step.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
+        } }
     }
 
     /// The raw bytes of output `index`.
@@ -180,7 +189,7 @@ public final class Interpreter {
             }
             try write(tensor, bytes: bytes)
         }
-        step.kernel.run(TensorMemory(addresses: UnsafePointer(addresses), scratch: scratch, parallel: Parallel(threads: threadCount)))
+        withKernelFloatingPointMode { memory in step.kernel.run(memory) }
         var result: [Int: [UInt8]] = [:]
         for tensor in step.outputs { result[tensor] = tensorBytes(tensor) }
         return result

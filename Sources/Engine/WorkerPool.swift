@@ -1,3 +1,4 @@
+import CFloatingPoint
 import Foundation
 import Synchronization
 
@@ -83,6 +84,8 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     private func work(part: Int) {
+        // Workers only ever run kernels: they keep the kernels' mode (see Interpreter.invoke) for good.
+        _ = floating_point_flush_denormals()
         var seen = 0
         while true {
             var spins = 0
