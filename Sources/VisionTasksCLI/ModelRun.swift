@@ -22,6 +22,7 @@ struct ModelRun: ParsableCommand {
     var repeatCount: Int = 1
 
     @Flag(help: "Print time per operator type (after the timed runs).") var profile = false
+    @Option(help: "With --profile, how many of the slowest operators to list.") var top = 8
 
     @Option(help: "Threads per operator (default: all cores).") var threads: Int?
 
@@ -77,14 +78,23 @@ struct ModelRun: ParsableCommand {
             for (name, (ms, count)) in totals.sorted(by: { $0.value.0 > $1.value.0 }) {
                 print(String(format: "  %-22@ %7.3f ms  (%d ops)", name as NSString, ms, count / 10))
             }
-            let single = interpreter.invokeProfiled()
+            // Per operator, the median of 11 timed runs: single runs on a shared host are noisy.
+            let runs = (0..<11).map { _ in interpreter.invokeProfiled() }
+            let perOperator = runs[0].indices.map { position in runs.map { $0[position].milliseconds }.sorted()[5] }
             let operators = interpreter.runtimeOperators
-            print("  slowest operators:")
-            for (position, timing) in single.enumerated().sorted(by: { $0.element.milliseconds > $1.element.milliseconds }).prefix(8) {
+            print("  slowest operators (median of 11 runs; GFLOP/s of convolutions):")
+            for (position, milliseconds) in perOperator.enumerated().sorted(by: { $0.element > $1.element }).prefix(top) {
                 let op = operators[position]
                 let shapes = op.inputs.prefix(2).map { "\(interpreter.plan.shape(of: $0))" }.joined(separator: " ")
-                print(String(format: "    op %3d %-18@ %6.3f ms  in %@ → %@", op.index, timing.name as NSString, timing.milliseconds,
-                             shapes as NSString, "\(op.outputs.first.map { interpreter.plan.shape(of: $0) } ?? [])" as NSString))
+                let output = op.outputs.first.map { interpreter.plan.shape(of: $0) } ?? []
+                var rate = ""
+                if op.inputs.count > 1, op.name == "CONV_2D" || op.name == "DEPTHWISE_CONV_2D" {
+                    let filter = interpreter.plan.shape(of: op.inputs[1])
+                    let taps = op.name == "CONV_2D" ? filter.dropFirst().reduce(1, *) : filter.dropFirst().dropLast().reduce(1, *)
+                    rate = String(format: "  %.1f GFLOP/s", 2 * Double(output.reduce(1, *) * taps) / milliseconds / 1e6)
+                }
+                print(String(format: "    op %3d %-18@ %6.3f ms  in %@ → %@%@", op.index, op.name as NSString, milliseconds,
+                             shapes as NSString, "\(output)" as NSString, rate as NSString))
             }
         }
         samples.sort()
