@@ -51,62 +51,89 @@ struct ElementwiseBinaryKernel: Kernel {
 
     func run(_ memory: TensorMemory) {
         let x = memory.floats(a), y = memory.floats(b), out = memory.floats(output)
-        if plan.dimensions.count == 1, plan.dimensions[0] >= 1 << 14 {
-            // One long run (same shapes, or one side a scalar): threads take slices of it.
-            let (strideA, strideB) = plan.strides[0]
-            memory.parallel.forEach(plan.dimensions[0], minimumPerThread: 1 << 13,
-                                    Slices(kernel: self, a: x, b: y, output: out, strideA: strideA, strideB: strideB))
+        let dimensions = plan.dimensions
+        if dimensions.count <= 2 {
+            // Rows of a [rows, count] view (one row when the shapes are equal or one side is a scalar; a
+            // per-channel operand such as PReLU's alpha repeats along the rows): threads take bands of rows, and
+            // the operation is chosen once per band rather than once per row.
+            let rows = dimensions.count == 2 ? dimensions[0] : 1
+            let count = dimensions[dimensions.count - 1]
+            let inner = plan.strides[dimensions.count - 1], outer = dimensions.count == 2 ? plan.strides[0] : (0, 0)
+            let geometry = Rows(kernel: self, a: x, b: y, output: out, count: count, outer: outer, inner: inner)
+            if rows == 1 {
+                memory.parallel.forEach(count, minimumPerThread: 1 << 13, Slices(rows: geometry))
+            } else {
+                memory.parallel.forEach(rows, minimumPerThread: max(1, (1 << 13) / max(count, 1)), geometry)
+            }
             return
         }
         plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
-            apply(x + offsetA, y + offsetB, out + offsetOut, count, strideA, strideB)
+            apply(rows: 0..<1, x + offsetA, (0, 0), y + offsetB, (strideA, strideB), out + offsetOut, count)
         }
     }
 
-    private struct Slices: ParallelLoop {
+    /// Rows `range` of the [rows, count] view: row r reads a at r · outer.0 and b at r · outer.1.
+    private struct Rows: ParallelLoop {
         let kernel: ElementwiseBinaryKernel
         let a: UnsafeMutablePointer<Float>
         let b: UnsafeMutablePointer<Float>
         let output: UnsafeMutablePointer<Float>
-        let strideA: Int
-        let strideB: Int
+        let count: Int
+        let outer: (Int, Int)
+        let inner: (Int, Int)
+
         func run(_ range: Range<Int>) {
-            kernel.apply(a + range.lowerBound * strideA, b + range.lowerBound * strideB, output + range.lowerBound,
-                         range.count, strideA, strideB)
+            kernel.apply(rows: range, a, outer, b, inner, output, count)
         }
     }
 
+    /// Slices of a single row.
+    private struct Slices: ParallelLoop {
+        let rows: Rows
+
+        func run(_ range: Range<Int>) {
+            let (strideA, strideB) = rows.inner
+            rows.kernel.apply(rows: 0..<1, rows.a + range.lowerBound * strideA, (0, 0), rows.b + range.lowerBound * strideB,
+                              rows.inner, rows.output + range.lowerBound, range.count)
+        }
+    }
+
+    /// Applies the operation to rows `rows` of `count` values each, then the fused activation to all of them.
     @inline(__always)
-    private func apply(_ xa: UnsafeMutablePointer<Float>, _ yb: UnsafeMutablePointer<Float>, _ o: UnsafeMutablePointer<Float>,
-                       _ count: Int, _ strideA: Int, _ strideB: Int) {
-        // The operation is chosen once per run so that each loop below is a plain, vectorizable one.
+    private func apply(rows: Range<Int>, _ xa: UnsafeMutablePointer<Float>, _ outer: (Int, Int), _ yb: UnsafeMutablePointer<Float>,
+                       _ inner: (Int, Int), _ o: UnsafeMutablePointer<Float>, _ count: Int) {
+        // The operation is chosen once so that each loop below is a plain, vectorizable one.
         switch operation {
-        case .add: Self.apply(xa, strideA, yb, strideB, o, count) { $0 + $1 }
-        case .subtract: Self.apply(xa, strideA, yb, strideB, o, count) { $0 - $1 }
-        case .multiply: Self.apply(xa, strideA, yb, strideB, o, count) { $0 * $1 }
-        case .divide: Self.apply(xa, strideA, yb, strideB, o, count) { $0 / $1 }
-        case .maximum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 > $1 ? $0 : $1 }
-        case .minimum: Self.apply(xa, strideA, yb, strideB, o, count) { $0 < $1 ? $0 : $1 }
-        case .squaredDifference: Self.apply(xa, strideA, yb, strideB, o, count) { ($0 - $1) * ($0 - $1) }
-        case .power: Self.apply(xa, strideA, yb, strideB, o, count) { powf($0, $1) }
-        case .preluAlpha: Self.apply(xa, strideA, yb, strideB, o, count) { $0 >= 0 ? $0 : $0 * $1 }
+        case .add: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 + $1 }
+        case .subtract: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 - $1 }
+        case .multiply: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 * $1 }
+        case .divide: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 / $1 }
+        case .maximum: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 > $1 ? $0 : $1 }
+        case .minimum: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 < $1 ? $0 : $1 }
+        case .squaredDifference: Self.apply(rows, xa, outer, yb, inner, o, count) { ($0 - $1) * ($0 - $1) }
+        case .power: Self.apply(rows, xa, outer, yb, inner, o, count) { powf($0, $1) }
+        case .preluAlpha: Self.apply(rows, xa, outer, yb, inner, o, count) { $0 >= 0 ? $0 : $0 * $1 }
         }
-        activation.apply(o, count: count)
+        activation.apply(o + rows.lowerBound * count, count: rows.count * count)
     }
 
     @inline(__always)
-    private static func apply(_ x: UnsafeMutablePointer<Float>, _ strideX: Int, _ y: UnsafeMutablePointer<Float>, _ strideY: Int,
-                              _ out: UnsafeMutablePointer<Float>, _ count: Int, _ f: (Float, Float) -> Float) {
-        if strideX == 1, strideY == 1 {
-            for i in 0..<count { out[i] = f(x[i], y[i]) }
-        } else if strideY == 0, strideX == 1 {
-            let constant = y[0]
-            for i in 0..<count { out[i] = f(x[i], constant) }
-        } else if strideX == 0, strideY == 1 {
-            let constant = x[0]
-            for i in 0..<count { out[i] = f(constant, y[i]) }
-        } else {
-            for i in 0..<count { out[i] = f(x[i * strideX], y[i * strideY]) }
+    private static func apply(_ rows: Range<Int>, _ xa: UnsafeMutablePointer<Float>, _ outer: (Int, Int), _ yb: UnsafeMutablePointer<Float>,
+                              _ inner: (Int, Int), _ o: UnsafeMutablePointer<Float>, _ count: Int, _ f: (Float, Float) -> Float) {
+        let (strideX, strideY) = inner
+        for row in rows {
+            let x = xa + row &* outer.0, y = yb + row &* outer.1, out = o + row &* count
+            if strideX == 1, strideY == 1 {
+                for i in 0..<count { out[i] = f(x[i], y[i]) }
+            } else if strideY == 0, strideX == 1 {
+                let constant = y[0]
+                for i in 0..<count { out[i] = f(x[i], constant) }
+            } else if strideX == 0, strideY == 1 {
+                let constant = x[0]
+                for i in 0..<count { out[i] = f(constant, y[i]) }
+            } else {
+                for i in 0..<count { out[i] = f(x[i &* strideX], y[i &* strideY]) }
+            }
         }
     }
 }
