@@ -102,9 +102,11 @@ enum PoseBenchmark {
             print(String(format: "per frame: median %.2f ms, mean %.2f ms; %.1f frames/s", sorted[sorted.count / 2], perFrame.reduce(0, +) / n, n / elapsed))
         }
         print("peak memory: \(peakResidentMegabytes()) MB")
+        // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
+        let threads = ProcessInfo.processInfo.activeProcessorCount
         for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
-            if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["\(a.model)#\(member)", "1", "30"]) {
-                print("litert \(member) (1 thread): \(line)")
+            if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["\(a.model)#\(member)", "\(threads)", "30"]) {
+                print("litert \(member) (\(threads) threads): \(line)")
             }
         }
     }
