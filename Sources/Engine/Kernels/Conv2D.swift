@@ -116,6 +116,21 @@ struct Conv2DKernel: Kernel {
             patches = UnsafePointer(source + rows.lowerBound * inputChannels)
         } else {
             let rowsScratch = scratch + rows.lowerBound * patchSize
+            if let packed {
+                // Gather and multiply chunk by chunk, so that the patches are read back from L1 rather than after
+                // the whole band has gone through L2 (the 3-channel stem: 12,544 rows of 27 floats).
+                let chunk = max(6, (16 << 10) / (patchSize * 4) / 6 * 6)
+                var start = rows.lowerBound
+                while start < rows.upperBound {
+                    let end = min(rows.upperBound, start + chunk)
+                    let chunkScratch = rowsScratch + (start - rows.lowerBound) * patchSize
+                    gatherPatches(from: source, into: chunkScratch, rows: start..<end)
+                    packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
+                               ldc: outputChannels, activation: activation)
+                    start = end
+                }
+                return
+            }
             gatherPatches(from: source, into: rowsScratch, rows: rows)
             patches = UnsafePointer(rowsScratch)
         }
@@ -187,27 +202,66 @@ struct Conv2DKernel: Kernel {
 
 
     private func gatherPatches(from source: UnsafeMutablePointer<Float>, into scratch: UnsafeMutablePointer<Float>, rows: Range<Int>) {
-        let rowBytes = inputChannels * 4
-        var row = scratch
-        for pixel in rows {
-            let oy = pixel / x.output, ox = pixel % x.output
-            do {
-                var column = row
-                for ky in 0..<y.filter {
-                    let iy = y.source(oy, ky)
-                    for kx in 0..<x.filter {
-                        let ix = x.source(ox, kx)
-                        if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
-                            UnsafeMutableRawPointer(column).copyMemory(
-                                from: source + (iy * x.input + ix) * inputChannels, byteCount: rowBytes)
-                        } else {
-                            column.update(repeating: 0, count: inputChannels)
-                        }
-                        column += inputChannels
+        // With dilation 1 the taps of one filter row are adjacent input pixels: one contiguous run of
+        // filter × channels floats (9 for the 3-channel stem), copied inline along each output row's interior —
+        // a memmove call per 3-float tap, and per-tap bounds checks, cost more than the convolution's arithmetic.
+        let channels = inputChannels, run = x.filter &* channels, rowStep = x.input &* channels
+        let interior = x.dilation == 1 && y.dilation == 1 ? x.interior : 0..<0
+        var pixel = rows.lowerBound
+        var patch = scratch
+        while pixel < rows.upperBound {
+            let oy = pixel / x.output
+            let rowEnd = min(rows.upperBound, (oy &+ 1) &* x.output)
+            let first = pixel &- oy &* x.output, end = rowEnd &- oy &* x.output
+            let fast = interior.isEmpty || y.validTaps(oy).count != y.filter
+                ? first..<first : interior.clamped(to: first..<end)
+            for ox in first..<(fast.isEmpty ? end : fast.lowerBound) { borderPatch(oy, ox, source, patch); patch += patchSize }
+            if !fast.isEmpty {
+                var input = UnsafePointer(source + ((oy &* y.stride &- y.padBefore) &* x.input &+ fast.lowerBound &* x.stride &- x.padBefore) &* channels)
+                let pixelStep = x.stride &* channels
+                for _ in fast {
+                    var row = input
+                    for _ in 0..<y.filter {
+                        copyFloats(from: row, to: patch, count: run)
+                        row += rowStep
+                        patch += run
                     }
+                    input += pixelStep
                 }
-                row += patchSize
+                for ox in fast.upperBound..<end { borderPatch(oy, ox, source, patch); patch += patchSize }
             }
+            pixel = rowEnd
+        }
+    }
+
+    /// One patch with bounds checks per tap; taps outside the input are zeros.
+    private func borderPatch(_ oy: Int, _ ox: Int, _ source: UnsafeMutablePointer<Float>, _ patch: UnsafeMutablePointer<Float>) {
+        var tap = patch
+        for ky in 0..<y.filter {
+            let iy = y.source(oy, ky)
+            for kx in 0..<x.filter {
+                let ix = x.source(ox, kx)
+                if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
+                    copyFloats(from: source + (iy * x.input + ix) * inputChannels, to: tap, count: inputChannels)
+                } else {
+                    tap.update(repeating: 0, count: inputChannels)
+                }
+                tap += inputChannels
+            }
+        }
+    }
+
+    @inline(__always)
+    private func copyFloats(from source: UnsafePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i &+ 8 <= count {
+            UnsafeMutableRawPointer(destination + i).storeBytes(
+                of: UnsafeRawPointer(source + i).loadUnaligned(as: SIMD8<Float>.self), as: SIMD8<Float>.self)
+            i &+= 8
+        }
+        while i < count {
+            destination[i] = source[i]
+            i &+= 1
         }
     }
 

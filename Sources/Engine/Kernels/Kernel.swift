@@ -89,3 +89,24 @@ enum Activation: Sendable {
     }
 }
 
+/// A fused activation that is a clamp (none, ReLU, ReLU6, ReLU-1…1), applied to whole vectors in a kernel's epilogue
+/// without branching on the activation; tanh is not a clamp, so kernels apply it in a pass of their own.
+struct ActivationClamp: Sendable {
+    let lower: SIMD8<Float>
+    let upper: SIMD8<Float>
+
+    init(_ activation: Activation) {
+        switch activation {
+        case .none, .tanh: (lower, upper) = (SIMD8(repeating: -.infinity), SIMD8(repeating: .infinity))
+        case .relu: (lower, upper) = (SIMD8(repeating: 0), SIMD8(repeating: .infinity))
+        case .relu6: (lower, upper) = (SIMD8(repeating: 0), SIMD8(repeating: 6))
+        case .reluMinus1To1: (lower, upper) = (SIMD8(repeating: -1), SIMD8(repeating: 1))
+        }
+    }
+
+    // Compare-and-select: LLVM makes packed max/min of it, where the stdlib's generic pointwiseMin/Max stay calls.
+    @inline(__always) func callAsFunction(_ v: SIMD8<Float>) -> SIMD8<Float> {
+        let raised = v.replacing(with: lower, where: v .< lower)
+        return raised.replacing(with: upper, where: raised .> upper)
+    }
+}

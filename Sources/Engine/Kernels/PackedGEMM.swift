@@ -38,7 +38,7 @@ struct PackedGEMM: Sendable {
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
     func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
              panels panelRange: Range<Int>? = nil) {
-        let clamp = Clamp(activation)
+        let clamp = ActivationClamp(activation)
         let panelRange = panelRange ?? 0..<panelCount
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
@@ -70,30 +70,9 @@ struct PackedGEMM: Sendable {
     /// Rows of A per chunk when the filter is resident: half of a 32 KB L1 data cache.
     private static let chunkBytes = 16 << 10
 
-    /// The fused activations that are a clamp, applied to whole vectors in the epilogue; tanh is applied afterwards.
-    struct Clamp {
-        let lower: SIMD8<Float>
-        let upper: SIMD8<Float>
-
-        init(_ activation: Activation) {
-            switch activation {
-            case .none, .tanh: (lower, upper) = (SIMD8(repeating: -.infinity), SIMD8(repeating: .infinity))
-            case .relu: (lower, upper) = (SIMD8(repeating: 0), SIMD8(repeating: .infinity))
-            case .relu6: (lower, upper) = (SIMD8(repeating: 0), SIMD8(repeating: 6))
-            case .reluMinus1To1: (lower, upper) = (SIMD8(repeating: -1), SIMD8(repeating: 1))
-            }
-        }
-
-        // Compare-and-select: LLVM makes packed max/min of it, where the stdlib's generic pointwiseMin/Max stay calls.
-        @inline(__always) func callAsFunction(_ v: SIMD8<Float>) -> SIMD8<Float> {
-            let raised = v.replacing(with: lower, where: v .< lower)
-            return raised.replacing(with: upper, where: raised .> upper)
-        }
-    }
-
     @inline(__always)
     private func runPanel(_ panel: Int, _ rows: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>,
-                          _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ activation: Clamp) {
+                          _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ activation: ActivationClamp) {
         let w = panels + panel * depth * Self.panelWidth
         let b0 = UnsafeRawPointer(bias + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
         let b1 = UnsafeRawPointer(bias + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
@@ -101,7 +80,12 @@ struct PackedGEMM: Sendable {
         let width = min(Self.panelWidth, columns - column0)
         var r = rows.lowerBound
         if width <= 8 {
-            // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds.
+            // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds; twelve rows at a time
+            // for the same twelve independent accumulators as a full tile.
+            while r + 12 <= rows.upperBound {
+                halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                r += 12
+            }
             while r + 6 <= rows.upperBound {
                 halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
                 r += 6
@@ -120,7 +104,7 @@ struct PackedGEMM: Sendable {
 
     @inline(never)
     private func tile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>, _ b1: SIMD8<Float>,
-                       _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: Clamp) {
+                       _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp) {
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
         var c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
         let a0 = a, a1 = a + lda, a2 = a + 2 * lda, a3 = a + 3 * lda, a4 = a + 4 * lda, a5 = a + 5 * lda
@@ -151,8 +135,45 @@ struct PackedGEMM: Sendable {
     }
 
     @inline(never)
+    private func halfTile12(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>,
+                            _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp) {
+        var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0, c6 = b0, c7 = b0, c8 = b0, c9 = b0, c10 = b0, c11 = b0
+        let a0 = a, a6 = a + 6 * lda
+        var wk = UnsafeRawPointer(w)
+        for k in 0..<depth {
+            let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
+            c0.addProduct(SIMD8(repeating: a0[k]), w0)
+            c1.addProduct(SIMD8(repeating: a0[lda + k]), w0)
+            c2.addProduct(SIMD8(repeating: a0[2 * lda + k]), w0)
+            c3.addProduct(SIMD8(repeating: a0[3 * lda + k]), w0)
+            c4.addProduct(SIMD8(repeating: a0[4 * lda + k]), w0)
+            c5.addProduct(SIMD8(repeating: a0[5 * lda + k]), w0)
+            c6.addProduct(SIMD8(repeating: a6[k]), w0)
+            c7.addProduct(SIMD8(repeating: a6[lda + k]), w0)
+            c8.addProduct(SIMD8(repeating: a6[2 * lda + k]), w0)
+            c9.addProduct(SIMD8(repeating: a6[3 * lda + k]), w0)
+            c10.addProduct(SIMD8(repeating: a6[4 * lda + k]), w0)
+            c11.addProduct(SIMD8(repeating: a6[5 * lda + k]), w0)
+            wk += 64
+        }
+        let zero = SIMD8<Float>()
+        store(activation(c0), zero, c, width)
+        store(activation(c1), zero, c + ldc, width)
+        store(activation(c2), zero, c + 2 * ldc, width)
+        store(activation(c3), zero, c + 3 * ldc, width)
+        store(activation(c4), zero, c + 4 * ldc, width)
+        store(activation(c5), zero, c + 5 * ldc, width)
+        store(activation(c6), zero, c + 6 * ldc, width)
+        store(activation(c7), zero, c + 7 * ldc, width)
+        store(activation(c8), zero, c + 8 * ldc, width)
+        store(activation(c9), zero, c + 9 * ldc, width)
+        store(activation(c10), zero, c + 10 * ldc, width)
+        store(activation(c11), zero, c + 11 * ldc, width)
+    }
+
+    @inline(never)
     private func halfTile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>,
-                           _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: Clamp) {
+                           _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp) {
         var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0
         let a0 = a, a1 = a + lda, a2 = a + 2 * lda, a3 = a + 3 * lda, a4 = a + 4 * lda, a5 = a + 5 * lda
         var wk = UnsafeRawPointer(w)
@@ -177,7 +198,7 @@ struct PackedGEMM: Sendable {
 
     @inline(never)
     private func tile1(_ a: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>, _ b1: SIMD8<Float>,
-                       _ c: UnsafeMutablePointer<Float>, _ width: Int, _ activation: Clamp) {
+                       _ c: UnsafeMutablePointer<Float>, _ width: Int, _ activation: ActivationClamp) {
         var c0 = b0, c1 = b1
         var wk = UnsafeRawPointer(w)
         for k in 0..<depth {
