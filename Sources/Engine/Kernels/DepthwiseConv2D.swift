@@ -17,6 +17,12 @@ struct DepthwiseConv2DKernel: Kernel {
     var outputChannels: Int { inputChannels * multiplier }
     /// Output columns whose window lies inside the input, computed once.
     let interiorColumns: Range<Int>
+    /// Height and width of a zero-padded copy of the input that every window lies inside, for layers where
+    /// border pixels would be many (7 × 7 and 14 × 14 maps with 5 × 5 filters: half their outputs); nil when the
+    /// border columns and rows go through ``borderPixel`` instead.
+    let paddedSize: (height: Int, width: Int)?
+
+    var scratchBytes: Int { paddedSize.map { $0.height * $0.width * inputChannels * 4 } ?? 0 }
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthwiseConv2D(options) = context.options else { throw context.fail("missing DepthwiseConv2DOptions") }
@@ -42,13 +48,31 @@ struct DepthwiseConv2DKernel: Kernel {
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         try context.expect([batch, y.output, x.output, f[3]], forOutput: 0)
         interiorColumns = x.interior
+        let fastFilter = multiplier == 1 && f[1] == f[2] && (f[1] == 3 || f[1] == 5) && y.dilation == 1 && x.dilation == 1
+        let interiorPixels = y.interior.count * x.interior.count, pixels = y.output * x.output
+        // A copy costs one read and one write per input value, against filter² multiply-adds per output value; the
+        // per-tap checks of border pixels cost more than that once a tenth of the outputs are border pixels. Not at
+        // stride 2, where the input is four times the output: copying it cost more than the borders (56 × 56 × 144
+        // → 28 × 28, 5 × 5: 0.155 → 0.24 ms).
+        if fastFilter, y.stride == 1, x.stride == 1, (pixels - interiorPixels) * 10 > pixels {
+            paddedSize = (max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
+                          max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
+        } else {
+            paddedSize = nil
+        }
     }
 
     func run(_ memory: TensorMemory) {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * y.output * x.output * outputChannels
-            memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination))
+            if let paddedSize {
+                let padded = memory.scratch.assumingMemoryBound(to: Float.self)
+                memory.parallel.forEach(paddedSize.height, minimumPerThread: 4, PadRows(kernel: self, source: source, padded: padded))
+                memory.parallel.forEach(y.output, minimumPerThread: 2, PaddedRows(kernel: self, padded: padded, destination: destination))
+            } else {
+                memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination))
+            }
         }
     }
 
@@ -57,6 +81,52 @@ struct DepthwiseConv2DKernel: Kernel {
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
         func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination) }
+    }
+
+    private struct PadRows: ParallelLoop {
+        let kernel: DepthwiseConv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let padded: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.padRows(rows, source, padded) }
+    }
+
+    private struct PaddedRows: ParallelLoop {
+        let kernel: DepthwiseConv2DKernel
+        let padded: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.paddedRows(rows, padded, destination) }
+    }
+
+    /// Rows `rows` of the zero-padded copy: the input at (padBefore, padBefore), zeros around it.
+    private func padRows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ padded: UnsafeMutablePointer<Float>) {
+        guard let paddedSize else { return }
+        let channels = inputChannels, paddedRow = paddedSize.width &* channels
+        let left = x.padBefore &* channels, middle = x.input &* channels, right = paddedRow &- left &- middle
+        for r in rows {
+            let target = padded + r &* paddedRow
+            let iy = r &- y.padBefore
+            if iy < 0 || iy >= y.input {
+                target.update(repeating: 0, count: paddedRow)
+                continue
+            }
+            target.update(repeating: 0, count: left)
+            (target + left).update(from: source + iy &* middle, count: middle)
+            (target + (left &+ middle)).update(repeating: 0, count: right)
+        }
+    }
+
+    /// Output rows over the padded copy: every window lies inside it, so every pixel takes the unrolled loop.
+    private func paddedRows(_ rows: Range<Int>, _ padded: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
+        guard let paddedSize else { return }
+        let channels = inputChannels, rowStep = paddedSize.width &* channels
+        weights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { bias in
+                for oy in rows {
+                    let out = destination + oy &* x.output &* channels
+                    interior(0..<x.output, UnsafePointer(padded + oy &* y.stride &* rowStep), rowStep, out, w.baseAddress!, bias.baseAddress!)
+                }
+            }
+        }
     }
 
     private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
@@ -89,47 +159,55 @@ struct DepthwiseConv2DKernel: Kernel {
         }
         for ox in 0..<inner.lowerBound { borderPixel(ox, ky, rowBase, out, w, bias) }
         if !inner.isEmpty {
-            // One loop per filter size and stride, so that each is straight-line code with constant offsets.
-            let clamp = ActivationClamp(activation)
-            switch (x.filter, x.stride) {
-            case (3, 1): interior3Stride1(inner, rowBase, out, w, bias, clamp)
-            case (3, 2): interior3Stride2(inner, rowBase, out, w, bias, clamp)
-            case (3, _): interior(inner, taps: 3, stride: x.stride, rowBase, out, w, bias, clamp)
-            case (_, 1): interior5Stride1(inner, rowBase, out, w, bias, clamp)
-            case (_, 2): interior5Stride2(inner, rowBase, out, w, bias, clamp)
-            case (_, _): interior(inner, taps: 5, stride: x.stride, rowBase, out, w, bias, clamp)
-            }
-            if activation == .tanh {
-                activation.apply(out + inner.lowerBound &* channels, count: inner.count &* channels)
-            }
+            interior(inner, UnsafePointer(rowBase - x.padBefore &* channels), x.input &* channels, out, w, bias)
         }
         for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { borderPixel(ox, ky, rowBase, out, w, bias) }
+    }
+
+    /// Output columns `columns` of one row whose windows lie inside the input; the window of column `ox` starts at
+    /// `origin + ox × stride × channels`, its rows `rowStep` floats apart. One loop per filter size and stride, so
+    /// that each is straight-line code with constant offsets.
+    @inline(__always)
+    private func interior(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
+                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let clamp = ActivationClamp(activation)
+        switch (x.filter, x.stride) {
+        case (3, 1): interior3Stride1(columns, origin, rowStep, out, w, bias, clamp)
+        case (3, 2): interior3Stride2(columns, origin, rowStep, out, w, bias, clamp)
+        case (3, _): interior(columns, taps: 3, stride: x.stride, origin, rowStep, out, w, bias, clamp)
+        case (_, 1): interior5Stride1(columns, origin, rowStep, out, w, bias, clamp)
+        case (_, 2): interior5Stride2(columns, origin, rowStep, out, w, bias, clamp)
+        case (_, _): interior(columns, taps: 5, stride: x.stride, origin, rowStep, out, w, bias, clamp)
+        }
+        if activation == .tanh {
+            activation.apply(out + columns.lowerBound &* inputChannels, count: columns.count &* inputChannels)
+        }
     }
 
     // Each specialisation is a function of its own: inlined together into one body, they left the register
     // allocator shuffling pointers between every multiply-add.
     @inline(never)
-    private func interior3Stride1(_ columns: Range<Int>, _ rowBase: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+    private func interior3Stride1(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 3, stride: 1, rowBase, out, w, bias, clamp)
+        interior(columns, taps: 3, stride: 1, origin, rowStep, out, w, bias, clamp)
     }
 
     @inline(never)
-    private func interior3Stride2(_ columns: Range<Int>, _ rowBase: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+    private func interior3Stride2(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 3, stride: 2, rowBase, out, w, bias, clamp)
+        interior(columns, taps: 3, stride: 2, origin, rowStep, out, w, bias, clamp)
     }
 
     @inline(never)
-    private func interior5Stride1(_ columns: Range<Int>, _ rowBase: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+    private func interior5Stride1(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 5, stride: 1, rowBase, out, w, bias, clamp)
+        interior(columns, taps: 5, stride: 1, origin, rowStep, out, w, bias, clamp)
     }
 
     @inline(never)
-    private func interior5Stride2(_ columns: Range<Int>, _ rowBase: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+    private func interior5Stride2(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 5, stride: 2, rowBase, out, w, bias, clamp)
+        interior(columns, taps: 5, stride: 2, origin, rowStep, out, w, bias, clamp)
     }
 
     /// Output columns `columns` of a row whose `taps` × `taps` windows lie inside the input (dilation 1).
@@ -139,11 +217,11 @@ struct DepthwiseConv2DKernel: Kernel {
     /// one-pixel loop was bound by the two loads per cycle, at half the FMA rate. Four accumulators, independent
     /// from one channel vector to the next, give the out-of-order core enough chains to hide the FMA latency.
     @inline(__always)
-    private func interior(_ columns: Range<Int>, taps: Int, stride: Int, _ rowBase: UnsafeMutablePointer<Float>,
+    private func interior(_ columns: Range<Int>, taps: Int, stride: Int, _ origin: UnsafePointer<Float>, _ rowStep: Int,
                           _ out: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                           _ clamp: ActivationClamp) {
         let channels = inputChannels
-        let rowStep = x.input &* channels, tapRowStep = taps &* channels
+        let tapRowStep = taps &* channels
         let vectorChannels = channels & ~7
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
         @inline(__always) func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
@@ -151,7 +229,7 @@ struct DepthwiseConv2DKernel: Kernel {
         }
         var ox = columns.lowerBound
         while ox &+ 4 <= columns.upperBound {
-            let input = UnsafePointer(rowBase + (ox &* stride &- x.padBefore) &* channels)
+            let input = origin + ox &* stride &* channels
             let output = out + ox &* channels
             var c = 0
             while c < vectorChannels {
@@ -177,7 +255,7 @@ struct DepthwiseConv2DKernel: Kernel {
             ox &+= 4
         }
         while ox < columns.upperBound {
-            let input = UnsafePointer(rowBase + (ox &* stride &- x.padBefore) &* channels)
+            let input = origin + ox &* stride &* channels
             let output = out + ox &* channels
             var c = 0
             while c < vectorChannels {
