@@ -90,8 +90,14 @@ public final class ExecutionPlan: Sendable {
             }
         }
 
-        // Lifetimes of the activations: graph inputs from the start, outputs to the end.
         let inputs = subgraph.inputs.map(Int.init), outputs = subgraph.outputs.map(Int.init)
+        // With every constant folded (PReLU slopes come out of DEQUANTIZE operators that may follow the
+        // convolution), element-wise operators can move into the convolution before them.
+        let epilogues = Self.fuseEpilogues(steps, graph: graph, constants: constants, graphOutputs: Set(outputs))
+        steps = epilogues.steps
+        fused.formUnion(epilogues.absorbed)
+
+        // Lifetimes of the activations: graph inputs from the start, outputs to the end.
         var first: [Int: Int] = [:], last: [Int: Int] = [:]
         for tensor in inputs where !constants.contains(tensor) { first[tensor] = 0; last[tensor] = 0 }
         for (position, step) in steps.enumerated() {
@@ -135,8 +141,92 @@ public final class ExecutionPlan: Sendable {
         self.fusedOperators = fused
     }
 
-    /// Operators merged into the operator after them (zero PADs read through by a convolution).
+    /// Operators that do not run on their own: zero PADs read through by the convolution after them, and ADDs and
+    /// PReLUs run as the epilogue of the convolution before them.
     let fusedOperators: Set<Int>
+
+    /// A convolution (or depthwise convolution) takes as its ``Epilogue`` what follows it in a chain of single
+    /// readers: a residual ADD, then a standalone RELU / RELU6 / RELU_N1_TO_1 (when the ADD has no activation of its
+    /// own), then a per-channel PReLU — any of them, in that order — and writes the chain's last output instead.
+    /// The ADD's other input must exist when the convolution runs: written by an earlier step, a graph input, or
+    /// written by a step that only reads earlier tensors (BlazeFace's channel-padding PAD of the residual, which
+    /// the converter placed after the convolution), which then moves to just before the convolution. Tensors in
+    /// the chain must not be graph outputs.
+    private static func fuseEpilogues(_ steps: [Step], graph: GraphDescription, constants: ConstantStore, graphOutputs: Set<Int>)
+        -> (steps: [Step], absorbed: Set<Int>) {
+        var readers: [Int: [Int]] = [:], producer: [Int: Int] = [:]
+        for (position, step) in steps.enumerated() {
+            for tensor in step.inputs { readers[tensor, default: []].append(position) }
+            for tensor in step.outputs { producer[tensor] = position }
+        }
+        func onlyReader(_ tensor: Int) -> Int? {
+            guard !graphOutputs.contains(tensor), let reader = readers[tensor], reader.count == 1 else { return nil }
+            return reader[0]
+        }
+        /// Whether `tensor` can be read at `position`, and which later step must move before it for that.
+        func available(_ tensor: Int, at position: Int, moved: Set<Int>) -> (ok: Bool, move: Int?) {
+            guard let writer = producer[tensor], writer > position else { return (true, nil) }
+            let step = steps[writer]
+            guard !moved.contains(writer), !(step.kernel is any EpilogueFusable), step.outputs == [tensor],
+                  step.inputs.allSatisfy({ producer[$0].map { $0 < position } ?? true }) else { return (false, nil) }
+            return (true, writer)
+        }
+        var result = steps
+        var removed: Set<Int> = [], moved: Set<Int> = [], absorbed: Set<Int> = []
+        var movedBefore: [Int: Int] = [:]
+        for (position, step) in steps.enumerated() {
+            guard let fusable = step.kernel as? any EpilogueFusable, fusable.acceptsEpilogue, step.outputs.count == 1 else { continue }
+            var tensor = step.outputs[0]
+            let shape = graph.shapes[tensor]
+            var epilogue = Epilogue()
+            var positions: [Int] = [], extraInputs: [Int] = [], move: Int?
+            if let next = onlyReader(tensor), let add = steps[next].kernel as? ElementwiseBinaryKernel, add.operation == .add,
+               add.activation != .tanh {
+                let other = add.a == tensor ? add.b : add.a
+                let availability = available(other, at: position, moved: moved)
+                if other != tensor, !constants.contains(other), graph.shapes[other] == shape, graph.shapes[add.output] == shape,
+                   availability.ok {
+                    epilogue.addend = other
+                    epilogue.clamp = add.activation
+                    (tensor, positions, extraInputs, move) = (add.output, [next], [other], availability.move)
+                }
+            }
+            if epilogue.clamp == .none, let next = onlyReader(tensor), let unary = steps[next].kernel as? ElementwiseUnaryKernel,
+               graph.shapes[unary.output] == shape {
+                switch unary.function {
+                case .relu: epilogue.clamp = .relu
+                case .relu6: epilogue.clamp = .relu6
+                case .reluMinus1To1: epilogue.clamp = .reluMinus1To1
+                default: break
+                }
+                if epilogue.clamp != .none { (tensor, positions) = (unary.output, positions + [next]) }
+            }
+            if let next = onlyReader(tensor), let prelu = steps[next].kernel as? ElementwiseBinaryKernel, prelu.operation == .preluAlpha,
+               prelu.a == tensor, let channels = shape.last, graph.shapes[prelu.b].last == channels, graph.elementCount(prelu.b) == channels,
+               graph.shapes[prelu.output] == shape, let alpha = constants.floats(prelu.b) {
+                // Zeros past the last channel: the GEMM tiles load slopes for whole panels of 16.
+                let padding = (PackedGEMM.panelWidth - channels % PackedGEMM.panelWidth) % PackedGEMM.panelWidth
+                epilogue.alpha = alpha + Array(repeating: 0, count: padding)
+                (tensor, positions) = (prelu.output, positions + [next])
+            }
+            guard !positions.isEmpty else { continue }
+            let name = ([step.name] + positions.map { steps[$0].name }).joined(separator: "+")
+            result[position] = Step(operatorIndex: step.operatorIndex, name: name, kernel: fusable.fusing(epilogue, output: tensor),
+                                    inputs: step.inputs + extraInputs, outputs: [tensor])
+            removed.formUnion(positions)
+            absorbed.formUnion(positions.map { steps[$0].operatorIndex })
+            if let move {
+                moved.insert(move)
+                movedBefore[position] = move
+            }
+        }
+        var ordered: [Step] = []
+        for position in result.indices where !removed.contains(position) && !moved.contains(position) {
+            if let move = movedBefore[position] { ordered.append(result[move]) }
+            ordered.append(result[position])
+        }
+        return (ordered, absorbed)
+    }
 
     struct PadFusion {
         let source: Int

@@ -88,9 +88,10 @@ struct ModelRun: ParsableCommand {
                 let shapes = op.inputs.prefix(2).map { "\(interpreter.plan.shape(of: $0))" }.joined(separator: " ")
                 let output = op.outputs.first.map { interpreter.plan.shape(of: $0) } ?? []
                 var rate = ""
-                if op.inputs.count > 1, op.name == "CONV_2D" || op.name == "DEPTHWISE_CONV_2D" {
+                // Fused steps are named after all their operators ("CONV_2D+ADD+PRELU"); the rate counts the convolution.
+                if op.inputs.count > 1, op.name.hasPrefix("CONV_2D") || op.name.hasPrefix("DEPTHWISE_CONV_2D") {
                     let filter = interpreter.plan.shape(of: op.inputs[1])
-                    let taps = op.name == "CONV_2D" ? filter.dropFirst().reduce(1, *) : filter.dropFirst().dropLast().reduce(1, *)
+                    let taps = op.name.hasPrefix("CONV_2D") ? filter.dropFirst().reduce(1, *) : filter.dropFirst().dropLast().reduce(1, *)
                     rate = String(format: "  %.1f GFLOP/s", 2 * Double(output.reduce(1, *) * taps) / milliseconds / 1e6)
                 }
                 print(String(format: "    op %3d %-18@ %6.3f ms  in %@ → %@%@", op.index, op.name as NSString, milliseconds,

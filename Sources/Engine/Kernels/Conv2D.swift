@@ -5,9 +5,9 @@ import Format
 ///
 /// 1×1 stride-1 convolutions are one sgemm over the input as it lies; others gather patches into an im2col
 /// scratch matrix (rows = output pixels, columns in the filter's (ky, kx, channel) order) and run one sgemm.
-struct Conv2DKernel: Kernel {
+struct Conv2DKernel: EpilogueFusable {
     let input: Int
-    let output: Int
+    private(set) var output: Int
     let batch: Int
     let inputChannels: Int
     let outputChannels: Int
@@ -19,6 +19,18 @@ struct Conv2DKernel: Kernel {
     let activation: Activation
     /// The weights packed for our micro-kernel, when the filter is small enough for it to beat sgemm.
     let packed: PackedGEMM?
+    /// Element-wise operators after this one that the plan folded in.
+    private(set) var epilogue: Epilogue?
+
+    /// The GEMM applies tanh in a pass after all tiles, where the epilogue would already have run.
+    var acceptsEpilogue: Bool { activation != .tanh }
+
+    func fusing(_ epilogue: Epilogue, output: Int) -> any Kernel {
+        var fused = self
+        fused.epilogue = epilogue
+        fused.output = output
+        return fused
+    }
 
     var isPointwise: Bool {
         y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
@@ -57,8 +69,10 @@ struct Conv2DKernel: Kernel {
         }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         try context.expect([batch, y.output, x.output, outputChannels], forOutput: 0)
-        // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS.
-        packed = weights.count <= 1 << 18
+        // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS, unless the output
+        // has so few pixels that the product is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS
+        // repacked its 2.9 MB of weights on every call, 0.31 ms), where streaming the packed panels once is best.
+        packed = weights.count <= 1 << 18 || y.output * x.output <= 64
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
     }
 
@@ -67,18 +81,20 @@ struct Conv2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * pixels * outputChannels
+            let addend = epilogue?.addend(in: memory, offset: b * pixels * outputChannels)
             if isDirect {
-                memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination))
+                memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination, addend: addend))
                 continue
             }
             if let packed, isPointwise, pixels < 64 * memory.parallel.threads, packed.panelCount > 1 {
                 // Few pixels (the 8 × 8 and 16 × 16 layers) but many output channels: threads take panels instead.
-                memory.parallel.forEach(packed.panelCount, Panels(kernel: self, packed: packed, source: source, destination: destination, pixels: pixels))
+                memory.parallel.forEach(packed.panelCount, Panels(
+                    kernel: self, packed: packed, source: source, destination: destination, addend: addend, pixels: pixels))
                 continue
             }
             // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
             memory.parallel.forEach(pixels, minimumPerThread: 64, Pixels(
-                kernel: self, source: source, destination: destination, scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
+                kernel: self, source: source, destination: destination, addend: addend, scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
         }
     }
 
@@ -86,7 +102,11 @@ struct Conv2DKernel: Kernel {
         let kernel: Conv2DKernel
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
-        func run(_ pixels: Range<Int>) { kernel.direct(source, destination, pixels) }
+        let addend: UnsafePointer<Float>?
+        func run(_ pixels: Range<Int>) {
+            kernel.direct(source, destination, pixels)
+            kernel.finish(pixels, destination, addend)
+        }
     }
 
     private struct Panels: ParallelLoop {
@@ -94,10 +114,13 @@ struct Conv2DKernel: Kernel {
         let packed: PackedGEMM
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
         let pixels: Int
         func run(_ panels: Range<Int>) {
-            packed.run(a: source, lda: kernel.patchSize, rows: 0..<pixels, c: destination, ldc: kernel.outputChannels,
-                       activation: kernel.activation, panels: panels)
+            kernel.withTileEpilogue(addend) { epilogue in
+                packed.run(a: source, lda: kernel.patchSize, rows: 0..<pixels, c: destination, ldc: kernel.outputChannels,
+                           activation: kernel.activation, panels: panels, epilogue: epilogue)
+            }
         }
     }
 
@@ -105,45 +128,71 @@ struct Conv2DKernel: Kernel {
         let kernel: Conv2DKernel
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
         let scratch: UnsafeMutablePointer<Float>
-        func run(_ rows: Range<Int>) { kernel.band(rows, source, destination, scratch) }
+        func run(_ rows: Range<Int>) { kernel.band(rows, source, destination, addend, scratch) }
     }
 
     private func band(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-                      _ scratch: UnsafeMutablePointer<Float>) {
+                      _ addend: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) {
+        if let packed, isPointwise {
+            withTileEpilogue(addend.map { $0 + rows.lowerBound * outputChannels }) { epilogue in
+                packed.run(a: source + rows.lowerBound * inputChannels, lda: inputChannels, rows: 0..<rows.count,
+                           c: destination + rows.lowerBound * outputChannels, ldc: outputChannels, activation: activation, epilogue: epilogue)
+            }
+            return
+        }
+        if let packed {
+            // Gather and multiply chunk by chunk, so that the patches are read back from L1 rather than after
+            // the whole band has gone through L2 (the 3-channel stem: 12,544 rows of 27 floats).
+            let rowsScratch = scratch + rows.lowerBound * patchSize
+            let chunk = max(6, (16 << 10) / (patchSize * 4) / 6 * 6)
+            var start = rows.lowerBound
+            while start < rows.upperBound {
+                let end = min(rows.upperBound, start + chunk)
+                let chunkScratch = rowsScratch + (start - rows.lowerBound) * patchSize
+                gatherPatches(from: source, into: chunkScratch, rows: start..<end)
+                withTileEpilogue(addend.map { $0 + start * outputChannels }) { epilogue in
+                    packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
+                               ldc: outputChannels, activation: activation, epilogue: epilogue)
+                }
+                start = end
+            }
+            return
+        }
         let patches: UnsafePointer<Float>
         if isPointwise {
             patches = UnsafePointer(source + rows.lowerBound * inputChannels)
         } else {
             let rowsScratch = scratch + rows.lowerBound * patchSize
-            if let packed {
-                // Gather and multiply chunk by chunk, so that the patches are read back from L1 rather than after
-                // the whole band has gone through L2 (the 3-channel stem: 12,544 rows of 27 floats).
-                let chunk = max(6, (16 << 10) / (patchSize * 4) / 6 * 6)
-                var start = rows.lowerBound
-                while start < rows.upperBound {
-                    let end = min(rows.upperBound, start + chunk)
-                    let chunkScratch = rowsScratch + (start - rows.lowerBound) * patchSize
-                    gatherPatches(from: source, into: chunkScratch, rows: start..<end)
-                    packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
-                               ldc: outputChannels, activation: activation)
-                    start = end
-                }
-                return
-            }
             gatherPatches(from: source, into: rowsScratch, rows: rows)
             patches = UnsafePointer(rowsScratch)
         }
         let out = destination + rows.lowerBound * outputChannels
-        if let packed {
-            packed.run(a: patches, lda: patchSize, rows: 0..<rows.count, c: out, ldc: outputChannels, activation: activation)
-            return
-        }
         weights.withUnsafeBufferPointer { w in
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
                         1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
         }
         addBiasAndActivate(out, rows: rows.count)
+        finish(rows, destination, addend)
+    }
+
+    /// Runs the fused epilogue, if any, over output pixels `pixels` (the direct and OpenBLAS paths).
+    @inline(__always)
+    private func finish(_ pixels: Range<Int>, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
+        guard let epilogue else { return }
+        let offset = pixels.lowerBound * outputChannels
+        epilogue.apply(output: destination + offset, addend: addend.map { $0 + offset }, rows: pixels.count,
+                       rowStride: outputChannels, channels: 0..<outputChannels)
+    }
+
+    /// The fused epilogue in the form the GEMM tiles apply in registers; `addend` matches the product's first element.
+    @inline(__always)
+    private func withTileEpilogue(_ addend: UnsafePointer<Float>?, _ body: (PackedGEMM.Epilogue?) -> Void) {
+        guard let epilogue else { return body(nil) }
+        let clamp = ActivationClamp(epilogue.clamp), clamps = epilogue.clamp != .none
+        guard let alpha = epilogue.alpha else { return body(PackedGEMM.Epilogue(addend: addend, clamp: clamp, clamps: clamps, alpha: nil)) }
+        alpha.withUnsafeBufferPointer { body(PackedGEMM.Epilogue(addend: addend, clamp: clamp, clamps: clamps, alpha: $0.baseAddress)) }
     }
 
     private func direct(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>, _ pixels: Range<Int>) {

@@ -1,9 +1,9 @@
 import Format
 
 /// DEPTHWISE_CONV_2D: output channel `c × multiplier + m` filters input channel `c` with its own kh × kw taps.
-struct DepthwiseConv2DKernel: Kernel {
+struct DepthwiseConv2DKernel: EpilogueFusable {
     let input: Int
-    let output: Int
+    private(set) var output: Int
     let batch: Int
     let inputChannels: Int
     let multiplier: Int
@@ -23,6 +23,18 @@ struct DepthwiseConv2DKernel: Kernel {
     let paddedSize: (height: Int, width: Int)?
 
     var scratchBytes: Int { paddedSize.map { $0.height * $0.width * inputChannels * 4 } ?? 0 }
+    /// Element-wise operators after this one that the plan folded in.
+    private(set) var epilogue: Epilogue?
+
+    /// Tanh is applied per row before ``finish(_:_:_:)``, so every activation allows one.
+    var acceptsEpilogue: Bool { true }
+
+    func fusing(_ epilogue: Epilogue, output: Int) -> any Kernel {
+        var fused = self
+        fused.epilogue = epilogue
+        fused.output = output
+        return fused
+    }
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthwiseConv2D(options) = context.options else { throw context.fail("missing DepthwiseConv2DOptions") }
@@ -66,12 +78,13 @@ struct DepthwiseConv2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * y.output * x.output * outputChannels
+            let addend = epilogue?.addend(in: memory, offset: b * y.output * x.output * outputChannels)
             if let paddedSize {
                 let padded = memory.scratch.assumingMemoryBound(to: Float.self)
                 memory.parallel.forEach(paddedSize.height, minimumPerThread: 4, PadRows(kernel: self, source: source, padded: padded))
-                memory.parallel.forEach(y.output, minimumPerThread: 2, PaddedRows(kernel: self, padded: padded, destination: destination))
+                memory.parallel.forEach(y.output, minimumPerThread: 2, PaddedRows(kernel: self, padded: padded, destination: destination, addend: addend))
             } else {
-                memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination))
+                memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination, addend: addend))
             }
         }
     }
@@ -80,7 +93,8 @@ struct DepthwiseConv2DKernel: Kernel {
         let kernel: DepthwiseConv2DKernel
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
-        func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination) }
+        let addend: UnsafePointer<Float>?
+        func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination, addend) }
     }
 
     private struct PadRows: ParallelLoop {
@@ -94,7 +108,8 @@ struct DepthwiseConv2DKernel: Kernel {
         let kernel: DepthwiseConv2DKernel
         let padded: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
-        func run(_ rows: Range<Int>) { kernel.paddedRows(rows, padded, destination) }
+        let addend: UnsafePointer<Float>?
+        func run(_ rows: Range<Int>) { kernel.paddedRows(rows, padded, destination, addend) }
     }
 
     /// Rows `rows` of the zero-padded copy: the input at (padBefore, padBefore), zeros around it.
@@ -116,7 +131,8 @@ struct DepthwiseConv2DKernel: Kernel {
     }
 
     /// Output rows over the padded copy: every window lies inside it, so every pixel takes the unrolled loop.
-    private func paddedRows(_ rows: Range<Int>, _ padded: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
+    private func paddedRows(_ rows: Range<Int>, _ padded: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                            _ addend: UnsafePointer<Float>?) {
         guard let paddedSize else { return }
         let channels = inputChannels, rowStep = paddedSize.width &* channels
         weights.withUnsafeBufferPointer { w in
@@ -124,12 +140,14 @@ struct DepthwiseConv2DKernel: Kernel {
                 for oy in rows {
                     let out = destination + oy &* x.output &* channels
                     interior(0..<x.output, UnsafePointer(padded + oy &* y.stride &* rowStep), rowStep, out, w.baseAddress!, bias.baseAddress!)
+                    finish(oy, destination, addend)
                 }
             }
         }
     }
 
-    private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
+    private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                      _ addend: UnsafePointer<Float>?) {
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
                 for oy in rows {
@@ -138,9 +156,19 @@ struct DepthwiseConv2DKernel: Kernel {
                     } else {
                         genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
                     }
+                    finish(oy, destination, addend)
                 }
             }
         }
+    }
+
+    /// Runs the fused epilogue, if any, over output row `oy` while it is still in L1.
+    @inline(__always)
+    private func finish(_ oy: Int, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
+        guard let epilogue else { return }
+        let offset = oy &* x.output &* outputChannels
+        epilogue.apply(output: destination + offset, addend: addend.map { $0 + offset }, rows: x.output,
+                       rowStride: outputChannels, channels: 0..<outputChannels)
     }
 
     /// One output row, multiplier 1: the columns whose window lies wholly inside the input go through an unrolled

@@ -35,17 +35,28 @@ struct PackedGEMM: Sendable {
         self.bias = padded
     }
 
+    /// What the tiles apply after the fused activation: a tensor of C's layout added (a residual ADD), a clamp,
+    /// then a per-column PReLU.
+    struct Epilogue {
+        /// The addend's element matching C's first, or nil.
+        var addend: UnsafePointer<Float>?
+        var clamp: ActivationClamp
+        var clamps: Bool
+        /// PReLU slopes for every column, padded to whole panels; or nil.
+        var alpha: UnsafePointer<Float>?
+    }
+
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
     func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
-             panels panelRange: Range<Int>? = nil) {
-        let clamp = ActivationClamp(activation)
+             panels panelRange: Range<Int>? = nil, epilogue: Epilogue? = nil) {
+        let clamp = ActivationClamp(activation), tileEpilogue = epilogue.map(TileEpilogue.init)
         let panelRange = panelRange ?? 0..<panelCount
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
                 let panels = panels.baseAddress!, bias = bias.baseAddress!
                 if self.panels.count * 4 > Self.residentWeightBytes {
                     // Large filters: one panel over all rows keeps that panel's K × 16 weights in L1/L2 while A streams.
-                    for panel in panelRange { runPanel(panel, rows, a, lda, c, ldc, panels, bias, clamp) }
+                    for panel in panelRange { runPanel(panel, rows, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
                 } else {
                     // Small filters stay cached whole; A is the stream, so each chunk of rows is read from memory once
                     // and then reused from L1 by every panel (16→64 channels on 112 × 112: 0.70 → … ms).
@@ -53,7 +64,7 @@ struct PackedGEMM: Sendable {
                     var start = rows.lowerBound
                     while start < rows.upperBound {
                         let end = min(rows.upperBound, start + chunk)
-                        for panel in panelRange { runPanel(panel, start..<end, a, lda, c, ldc, panels, bias, clamp) }
+                        for panel in panelRange { runPanel(panel, start..<end, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
                         start = end
                     }
                 }
@@ -72,32 +83,38 @@ struct PackedGEMM: Sendable {
 
     @inline(__always)
     private func runPanel(_ panel: Int, _ rows: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>,
-                          _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ activation: ActivationClamp) {
+                          _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                          _ activation: ActivationClamp, _ output: TileEpilogue?) {
         let w = panels + panel * depth * Self.panelWidth
         let b0 = UnsafeRawPointer(bias + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
         let b1 = UnsafeRawPointer(bias + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
         let column0 = panel * Self.panelWidth
         let width = min(Self.panelWidth, columns - column0)
+        let epilogue = output?.panel(column0)
         var r = rows.lowerBound
         if width <= 8 {
             // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds; twelve rows at a time
             // for the same twelve independent accumulators as a full tile.
             while r + 12 <= rows.upperBound {
                 halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                epilogue?.apply(c, r * ldc + column0, ldc, rows: 12, width)
                 r += 12
             }
             while r + 6 <= rows.upperBound {
                 halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                epilogue?.apply(c, r * ldc + column0, ldc, rows: 6, width)
                 r += 6
             }
         } else {
             while r + 6 <= rows.upperBound {
                 tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation)
+                epilogue?.apply(c, r * ldc + column0, ldc, rows: 6, width)
                 r += 6
             }
         }
         while r < rows.upperBound {
             tile1(a + r * lda, w, b0, b1, c + r * ldc + column0, width, activation)
+            epilogue?.apply(c, r * ldc + column0, ldc, rows: 1, width)
             r += 1
         }
     }
@@ -219,6 +236,71 @@ struct PackedGEMM: Sendable {
             UnsafeMutableRawPointer(c).storeBytes(of: v0, as: SIMD8<Float>.self)
         } else {
             for i in 0..<width { c[i] = i < 8 ? v0[i] : v1[i - 8] }
+        }
+    }
+}
+
+/// The epilogue run over each tile right after the tile is stored, while its rows are in L1. (Applying it to the
+/// accumulators before the store made the tile functions too large for the optimizer to inline their vector
+/// loads; re-reading a just-written tile costs a few cycles per row.)
+private struct TileEpilogue {
+    let addend: UnsafePointer<Float>?
+    let clamp: ActivationClamp
+    let clamps: Bool
+    let alpha: UnsafePointer<Float>?
+    /// The current panel's 16 slopes, loaded once per panel.
+    var alpha0 = SIMD8<Float>(), alpha1 = SIMD8<Float>()
+
+    init(_ epilogue: PackedGEMM.Epilogue) {
+        addend = epilogue.addend
+        clamp = epilogue.clamp
+        clamps = epilogue.clamps
+        alpha = epilogue.alpha
+    }
+
+    /// The epilogue for the panel starting at column `column0`.
+    func panel(_ column0: Int) -> TileEpilogue {
+        var panel = self
+        if let alpha {
+            panel.alpha0 = UnsafeRawPointer(alpha + column0).loadUnaligned(as: SIMD8<Float>.self)
+            panel.alpha1 = UnsafeRawPointer(alpha + column0 + 8).loadUnaligned(as: SIMD8<Float>.self)
+        }
+        return panel
+    }
+
+    /// Rows `rows` of `width` (≤ 16) columns of C starting `offset` elements into C (and into the addend).
+    @inline(never)
+    func apply(_ c: UnsafeMutablePointer<Float>, _ offset: Int, _ ldc: Int, rows: Int, _ width: Int) {
+        let zero = SIMD8<Float>()
+        for row in 0..<rows {
+            let start = offset &+ row &* ldc
+            let out = UnsafeMutableRawPointer(c + start)
+            let add = addend.map { UnsafeRawPointer($0 + start) }
+            if width >= 8 {
+                var v = out.loadUnaligned(as: SIMD8<Float>.self)
+                if let add { v += add.loadUnaligned(as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if alpha != nil { v = v.replacing(with: v * alpha0, where: v .< zero) }
+                out.storeBytes(of: v, as: SIMD8<Float>.self)
+            }
+            if width == 16 {
+                var v = out.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                if let add { v += add.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if alpha != nil { v = v.replacing(with: v * alpha1, where: v .< zero) }
+                out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
+            }
+            if width != 8 && width != 16 {
+                // A partial panel (channel counts that are not multiples of 8): one value at a time.
+                let values = c + start
+                for i in (width > 8 ? 8 : 0)..<width {
+                    var v = values[i]
+                    if let add { v += add.load(fromByteOffset: 4 &* i, as: Float.self) }
+                    if clamps { v = clamp(SIMD8(repeating: v))[0] }
+                    if alpha != nil, v < 0 { v *= (i < 8 ? alpha0[i] : alpha1[i - 8]) }
+                    values[i] = v
+                }
+            }
         }
     }
 }

@@ -32,28 +32,68 @@ struct Pooling2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * channels
             let destination = memory.floats(output) + b * y.output * x.output * channels
-            for oy in 0..<y.output {
-                let y0 = max(y.source(oy, 0), 0), y1 = min(y.source(oy, 0) + y.filter, y.input)
-                for ox in 0..<x.output {
-                    let x0 = max(x.source(ox, 0), 0), x1 = min(x.source(ox, 0) + x.filter, x.input)
-                    let out = destination + (oy * x.output + ox) * channels
-                    out.update(repeating: mode == .maximum ? -.greatestFiniteMagnitude : 0, count: channels)
-                    for iy in y0..<max(y0, y1) {
-                        for ix in x0..<max(x0, x1) {
-                            let pixel = source + (iy * x.input + ix) * channels
-                            switch mode {
-                            case .maximum: for c in 0..<channels { out[c] = max(out[c], pixel[c]) }
-                            case .average: for c in 0..<channels { out[c] += pixel[c] }
-                            }
-                        }
-                    }
-                    if mode == .average {
-                        let count = Float(max((y1 - y0) * (x1 - x0), 1))
-                        for c in 0..<channels { out[c] /= count }
-                    }
-                    activation.apply(out, count: channels)
+            memory.parallel.forEach(y.output, minimumPerThread: 4, Rows(kernel: self, source: source, destination: destination))
+        }
+    }
+
+    private struct Rows: ParallelLoop {
+        let kernel: Pooling2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination) }
+    }
+
+    private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
+        for oy in rows {
+            let y0 = max(y.source(oy, 0), 0), y1 = min(y.source(oy, 0) + y.filter, y.input)
+            for ox in 0..<x.output {
+                let x0 = max(x.source(ox, 0), 0), x1 = min(x.source(ox, 0) + x.filter, x.input)
+                let out = destination + (oy * x.output + ox) * channels
+                switch mode {
+                case .maximum: maximum(source, out, y0..<max(y0, y1), x0..<max(x0, x1))
+                case .average: average(source, out, y0..<max(y0, y1), x0..<max(x0, x1))
                 }
+                activation.apply(out, count: channels)
             }
         }
+    }
+
+    /// Eight channels at a time, the window's pixels folded into one register: the scalar loop, with its output
+    /// read and written back per tap, took 0.14 ms for face landmarks' 128 × 128 × 16 → 64 × 64 pool.
+    @inline(__always)
+    private func maximum(_ source: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>) {
+        var c = 0
+        while c &+ 8 <= channels {
+            var m = SIMD8<Float>(repeating: -.greatestFiniteMagnitude)
+            for iy in rows {
+                for ix in columns {
+                    let v = UnsafeRawPointer(source + ((iy &* x.input &+ ix) &* channels &+ c)).loadUnaligned(as: SIMD8<Float>.self)
+                    m = m.replacing(with: v, where: v .> m)
+                }
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: m, as: SIMD8<Float>.self)
+            c &+= 8
+        }
+        while c < channels {
+            var m = -Float.greatestFiniteMagnitude
+            for iy in rows {
+                for ix in columns { m = max(m, source[(iy &* x.input &+ ix) &* channels &+ c]) }
+            }
+            out[c] = m
+            c &+= 1
+        }
+    }
+
+    @inline(__always)
+    private func average(_ source: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>) {
+        out.update(repeating: 0, count: channels)
+        for iy in rows {
+            for ix in columns {
+                let pixel = source + (iy * x.input + ix) * channels
+                for c in 0..<channels { out[c] += pixel[c] }
+            }
+        }
+        let count = Float(max(rows.count * columns.count, 1))
+        for c in 0..<channels { out[c] /= count }
     }
 }
