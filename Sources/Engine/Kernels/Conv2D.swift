@@ -21,6 +21,8 @@ struct Conv2DKernel: EpilogueFusable {
     let packed: PackedGEMM?
     /// Element-wise operators after this one that the plan folded in.
     private(set) var epilogue: Epilogue?
+    /// The direct kernel for an RGB stem convolution, if this is one.
+    let stem: StemConvolution?
 
     /// The GEMM applies tanh in a pass after all tiles, where the epilogue would already have run.
     var acceptsEpilogue: Bool { activation != .tanh }
@@ -74,6 +76,8 @@ struct Conv2DKernel: EpilogueFusable {
         // repacked its 2.9 MB of weights on every call, 0.31 ms), where streaming the packed panels once is best.
         packed = weights.count <= 1 << 18 || y.output * x.output <= 64
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
+        stem = packed != nil && activation != .tanh
+            ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
     }
 
     func run(_ memory: TensorMemory) {
@@ -84,6 +88,12 @@ struct Conv2DKernel: EpilogueFusable {
             let addend = epilogue?.addend(in: memory, offset: b * pixels * outputChannels)
             if isDirect {
                 memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination, addend: addend))
+                continue
+            }
+            if let stem {
+                memory.parallel.forEach(y.output, minimumPerThread: 2, StemRows(
+                    kernel: self, stem: stem, source: source, destination: destination, addend: addend,
+                    scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
                 continue
             }
             if let packed, isPointwise, pixels < 64 * memory.parallel.threads, packed.panelCount > 1 {
@@ -121,6 +131,41 @@ struct Conv2DKernel: EpilogueFusable {
                 packed.run(a: source, lda: kernel.patchSize, rows: 0..<pixels, c: destination, ldc: kernel.outputChannels,
                            activation: kernel.activation, panels: panels, epilogue: epilogue)
             }
+        }
+    }
+
+    private struct StemRows: ParallelLoop {
+        let kernel: Conv2DKernel
+        let stem: StemConvolution
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
+        let scratch: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.stemRows(rows, stem, source, destination, addend, scratch) }
+    }
+
+    /// Output rows of a stem convolution: whole windows through the direct kernel, the border pixels (and rows)
+    /// through im2col and the GEMM.
+    private func stemRows(_ rows: Range<Int>, _ stem: StemConvolution, _ source: UnsafeMutablePointer<Float>,
+                          _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) {
+        let interior = x.interior, perStep = stem.pixelsPerStep, clamp = ActivationClamp(activation)
+        for oy in rows {
+            let first = oy * x.output, end = first + x.output
+            guard y.validTaps(oy).count == y.filter, !interior.isEmpty else {
+                band(first..<end, source, destination, addend, scratch)
+                continue
+            }
+            let steps = interior.count / perStep
+            let direct = first + interior.lowerBound..<first + interior.lowerBound + steps * perStep
+            if first < direct.lowerBound { band(first..<direct.lowerBound, source, destination, addend, scratch) }
+            if steps > 0 {
+                let rowStep = x.input * inputChannels
+                let window = source + (oy * y.stride - y.padBefore) * rowStep + (interior.lowerBound * x.stride - x.padBefore) * inputChannels
+                stem.run(steps: steps, window: window, pixelStep: x.stride * inputChannels, rowStep: rowStep,
+                         out: destination + direct.lowerBound * outputChannels, activation: clamp)
+                finish(direct, destination, addend)
+            }
+            if direct.upperBound < end { band(direct.upperBound..<end, source, destination, addend, scratch) }
         }
     }
 
