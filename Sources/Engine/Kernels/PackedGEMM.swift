@@ -100,31 +100,32 @@ struct PackedGEMM: Sendable {
                 epilogue?.apply(c, r * ldc + column0, ldc, rows: 12, width)
                 r += 12
             }
-            while r + 6 <= rows.upperBound {
-                halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: 6, width)
-                r += 6
+            while r < rows.upperBound {
+                let count = min(6, rows.upperBound - r)
+                halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
+                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                r += count
             }
         } else {
-            while r + 6 <= rows.upperBound {
-                tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: 6, width)
-                r += 6
+            // The last 1–5 rows too go through the six-row tile (its missing rows repeat the last one and are not
+            // stored): one row at a time was latency-bound, and 14 × 14 = 196 rows leave four per panel.
+            while r < rows.upperBound {
+                let count = min(6, rows.upperBound - r)
+                tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
+                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                r += count
             }
-        }
-        while r < rows.upperBound {
-            tile1(a + r * lda, w, b0, b1, c + r * ldc + column0, width, activation)
-            epilogue?.apply(c, r * ldc + column0, ldc, rows: 1, width)
-            r += 1
         }
     }
 
     @inline(never)
     private func tile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>, _ b1: SIMD8<Float>,
-                       _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp) {
+                       _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp, rows: Int) {
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
         var c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
-        let a0 = a, a1 = a + lda, a2 = a + 2 * lda, a3 = a + 3 * lda, a4 = a + 4 * lda, a5 = a + 5 * lda
+        let last = rows - 1
+        let a0 = a, a1 = a + min(1, last) * lda, a2 = a + min(2, last) * lda
+        let a3 = a + min(3, last) * lda, a4 = a + min(4, last) * lda, a5 = a + min(5, last) * lda
         var wk = UnsafeRawPointer(w)
         for k in 0..<depth {
             let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
@@ -144,11 +145,11 @@ struct PackedGEMM: Sendable {
             wk += 64
         }
         store(activation(c00), activation(c01), c, width)
-        store(activation(c10), activation(c11), c + ldc, width)
-        store(activation(c20), activation(c21), c + 2 * ldc, width)
-        store(activation(c30), activation(c31), c + 3 * ldc, width)
-        store(activation(c40), activation(c41), c + 4 * ldc, width)
-        store(activation(c50), activation(c51), c + 5 * ldc, width)
+        if rows > 1 { store(activation(c10), activation(c11), c + ldc, width) }
+        if rows > 2 { store(activation(c20), activation(c21), c + 2 * ldc, width) }
+        if rows > 3 { store(activation(c30), activation(c31), c + 3 * ldc, width) }
+        if rows > 4 { store(activation(c40), activation(c41), c + 4 * ldc, width) }
+        if rows > 5 { store(activation(c50), activation(c51), c + 5 * ldc, width) }
     }
 
     @inline(never)
@@ -190,9 +191,11 @@ struct PackedGEMM: Sendable {
 
     @inline(never)
     private func halfTile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>,
-                           _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp) {
+                           _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp, rows: Int) {
         var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0
-        let a0 = a, a1 = a + lda, a2 = a + 2 * lda, a3 = a + 3 * lda, a4 = a + 4 * lda, a5 = a + 5 * lda
+        let last = rows - 1
+        let a0 = a, a1 = a + min(1, last) * lda, a2 = a + min(2, last) * lda
+        let a3 = a + min(3, last) * lda, a4 = a + min(4, last) * lda, a5 = a + min(5, last) * lda
         var wk = UnsafeRawPointer(w)
         for k in 0..<depth {
             let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
@@ -206,25 +209,11 @@ struct PackedGEMM: Sendable {
         }
         let zero = SIMD8<Float>()
         store(activation(c0), zero, c, width)
-        store(activation(c1), zero, c + ldc, width)
-        store(activation(c2), zero, c + 2 * ldc, width)
-        store(activation(c3), zero, c + 3 * ldc, width)
-        store(activation(c4), zero, c + 4 * ldc, width)
-        store(activation(c5), zero, c + 5 * ldc, width)
-    }
-
-    @inline(never)
-    private func tile1(_ a: UnsafePointer<Float>, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>, _ b1: SIMD8<Float>,
-                       _ c: UnsafeMutablePointer<Float>, _ width: Int, _ activation: ActivationClamp) {
-        var c0 = b0, c1 = b1
-        var wk = UnsafeRawPointer(w)
-        for k in 0..<depth {
-            let x = SIMD8(repeating: a[k])
-            c0.addProduct(x, wk.loadUnaligned(as: SIMD8<Float>.self))
-            c1.addProduct(x, wk.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self))
-            wk += 64
-        }
-        store(activation(c0), activation(c1), c, width)
+        if rows > 1 { store(activation(c1), zero, c + ldc, width) }
+        if rows > 2 { store(activation(c2), zero, c + 2 * ldc, width) }
+        if rows > 3 { store(activation(c3), zero, c + 3 * ldc, width) }
+        if rows > 4 { store(activation(c4), zero, c + 4 * ldc, width) }
+        if rows > 5 { store(activation(c5), zero, c + 5 * ldc, width) }
     }
 
     @inline(__always)
