@@ -231,7 +231,9 @@ struct PackedGEMM: Sendable {
 
 /// The epilogue run over each tile right after the tile is stored, while its rows are in L1. (Applying it to the
 /// accumulators before the store made the tile functions too large for the optimizer to inline their vector
-/// loads; re-reading a just-written tile costs a few cycles per row.)
+/// loads; re-reading a just-written tile costs a few cycles per row.) It repeats ``Epilogue/apply(output:addend:
+/// rows:rowStride:channels:)``'s arithmetic on purpose: with the panel's slopes loaded once and the 16- and 8-wide
+/// rows as straight-line code, face landmarks runs 5 % faster than through that general row loop (4.63 vs 4.89 ms).
 private struct TileEpilogue {
     let addend: UnsafePointer<Float>?
     let clamp: ActivationClamp
