@@ -3,8 +3,10 @@ import Format
 
 /// CONV_2D: NHWC input, OHWI filter, per-output-channel bias.
 ///
-/// 1×1 stride-1 convolutions are one sgemm over the input as it lies; others gather patches into an im2col
-/// scratch matrix (rows = output pixels, columns in the filter's (ky, kx, channel) order) and run one sgemm.
+/// 1×1 stride-1 convolutions are one GEMM over the input as it lies; others gather patches into an im2col
+/// scratch matrix (rows = output pixels, columns in the filter's (ky, kx, channel) order) and run the GEMM on it
+/// chunk by chunk — our packed micro-kernel (``PackedGEMM``), or OpenBLAS for large filters over many pixels. The
+/// RGB stem runs directly (``StemConvolution``), and few output channels by dot products (`direct`).
 struct Conv2DKernel: EpilogueFusable {
     let input: Int
     private(set) var output: Int
@@ -231,7 +233,7 @@ struct Conv2DKernel: EpilogueFusable {
                        rowStride: outputChannels, channels: 0..<outputChannels)
     }
 
-    /// The fused epilogue in the form the GEMM tiles apply in registers; `addend` matches the product's first element.
+    /// The fused epilogue as the GEMM applies it to each tile it stores; `addend` matches the product's first element.
     @inline(__always)
     private func withTileEpilogue(_ addend: UnsafePointer<Float>?, _ body: (PackedGEMM.Epilogue?) -> Void) {
         guard let epilogue else { return body(nil) }
