@@ -118,14 +118,20 @@ struct PackedGEMM: Sendable {
         }
     }
 
+    /// The six rows of A a tile reads; past the `rows` valid ones, the last valid row again (computed, not stored).
+    @inline(__always)
+    private static func sixRows(_ a: UnsafePointer<Float>, _ lda: Int, _ rows: Int)
+        -> (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>) {
+        let last = rows - 1
+        return (a, a + min(1, last) * lda, a + min(2, last) * lda, a + min(3, last) * lda, a + min(4, last) * lda, a + min(5, last) * lda)
+    }
+
     @inline(never)
     private func tile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>, _ b1: SIMD8<Float>,
                        _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp, rows: Int) {
         var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
         var c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
-        let last = rows - 1
-        let a0 = a, a1 = a + min(1, last) * lda, a2 = a + min(2, last) * lda
-        let a3 = a + min(3, last) * lda, a4 = a + min(4, last) * lda, a5 = a + min(5, last) * lda
+        let (a0, a1, a2, a3, a4, a5) = Self.sixRows(a, lda, rows)
         var wk = UnsafeRawPointer(w)
         for k in 0..<depth {
             let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
@@ -193,9 +199,7 @@ struct PackedGEMM: Sendable {
     private func halfTile6(_ a: UnsafePointer<Float>, _ lda: Int, _ w: UnsafePointer<Float>, _ b0: SIMD8<Float>,
                            _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, _ activation: ActivationClamp, rows: Int) {
         var c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0
-        let last = rows - 1
-        let a0 = a, a1 = a + min(1, last) * lda, a2 = a + min(2, last) * lda
-        let a3 = a + min(3, last) * lda, a4 = a + min(4, last) * lda, a5 = a + min(5, last) * lda
+        let (a0, a1, a2, a3, a4, a5) = Self.sixRows(a, lda, rows)
         var wk = UnsafeRawPointer(w)
         for k in 0..<depth {
             let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
