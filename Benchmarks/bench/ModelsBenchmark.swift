@@ -5,8 +5,9 @@ import Engine
 import Format
 import Foundation
 
-/// `bench models`: each float model with our engine and with LiteRT (XNNPACK) in the same run, at 1 and 2
-/// threads, median of 30 after warm-up, as ratios; with the graph's MFLOP, our GFLOP/s, and the machine's
+/// `bench models`: each float model with our engine and with LiteRT (XNNPACK) in the same run, on the same input,
+/// at 1 and 2 threads: after warm-up the two take turns, `rounds` batches of `batch` invokes each, and the table
+/// gives each one's median of all its samples, their ratio, the graph's MFLOP, our GFLOP/s, and the machine's
 /// single-core sgemm GFLOP/s as the ceiling.
 enum ModelsBenchmark {
     static let models = [
@@ -21,9 +22,11 @@ enum ModelsBenchmark {
     ]
 
     static func run(arguments: [String]) throws {
-        let repeats = 30
+        let rounds = 10, batch = 5
         print(String(format: "single-core sgemm ceiling: %.1f GFLOP/s (OpenBLAS, 1024³)", sgemmCeiling()))
         print("model                                                     MFLOP  thr   ours ms  LiteRT ms  ratio  ours GFLOP/s  allocs/invoke")
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-models-input-\(getpid()).bin").path
+        defer { try? FileManager.default.removeItem(atPath: inputFile) }
         for spec in arguments.isEmpty ? models : arguments {
             let parts = spec.split(separator: "#").map(String.init)
             let bundle = try TaskBundle(path: "Models/" + parts[0])
@@ -31,30 +34,57 @@ enum ModelsBenchmark {
             let mflop = Double(macs(model)) * 2 / 1e6
             for threads in [1, 2] {
                 let interpreter = try Interpreter(model: model, threads: threads)
+                var inputBytes = Data()
                 for (index, input) in interpreter.inputs.enumerated() {
-                    try interpreter.setInput(index, bytes: [UInt8](repeating: 0, count: input.elementCount * (input.type.byteSize ?? 1)))
+                    let bytes = sampleInput(count: input.elementCount, type: input.type)
+                    try interpreter.setInput(index, bytes: bytes)
+                    inputBytes.append(contentsOf: bytes)
                 }
+                try inputBytes.write(to: URL(fileURLWithPath: inputFile))
+                let litert = LiteRTSession(spec: "Models/\(spec)", threads: threads, inputFile: inputFile)
+                defer { litert?.close() }
                 for _ in 0..<5 { interpreter.invoke() }
                 // Every thread's mallocs during 10 invokes after warm-up, counted by our interposer.
                 allocation_counter_start()
                 for _ in 0..<10 { interpreter.invoke() }
                 let allocations = Double(allocation_counter_stop()) / 10
-                var samples: [Double] = []
-                for _ in 0..<repeats {
-                    let start = DispatchTime.now().uptimeNanoseconds
-                    interpreter.invoke()
-                    samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                var ourSamples: [Double] = [], theirSamples: [Double]? = litert == nil ? nil : []
+                for _ in 0..<rounds {
+                    for _ in 0..<batch {
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        interpreter.invoke()
+                        ourSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                    }
+                    if theirSamples != nil {
+                        theirSamples = litert?.time(batch).map { theirSamples! + $0 }
+                    }
                 }
-                samples.sort()
-                let ours = samples[repeats / 2]
-                let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["Models/\(spec)", "\(threads)", "\(repeats)"])
-                let theirs = line.flatMap { LiteRTReference.value("median_ms", in: $0) }
+                let ours = median(ourSamples)
+                let theirs = theirSamples.map(median)
                 print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f  %9@", spec as NSString, mflop, threads, ours,
                              theirs.map { String(format: "%.2f", $0) } as NSString? ?? "—",
                              theirs.map { String(format: "%.2f", ours / $0) } as NSString? ?? "—", mflop / ours,
                              allocation_counter_is_available() != 0 ? String(format: "%.1f", allocations) as NSString : "—"))
             }
         }
+    }
+
+    static func median(_ samples: [Double]) -> Double {
+        let sorted = samples.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// The same fixed pseudo-random input for both engines: floats uniform in [0, 1) (an image tensor's range
+    /// after the usual normalisation), zero bytes for other types.
+    static func sampleInput(count: Int, type: TensorType) -> [UInt8] {
+        guard type == .float32 else { return [UInt8](repeating: 0, count: count * (type.byteSize ?? 1)) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var values = [Float](repeating: 0, count: count)
+        for index in values.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values[index] = Float(state >> 40) / Float(1 << 24)
+        }
+        return values.withUnsafeBytes { [UInt8]($0) }
     }
 
     /// Multiply-accumulates of the convolutions and fully connected layers of the main subgraph.
