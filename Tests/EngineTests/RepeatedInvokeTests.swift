@@ -17,3 +17,21 @@ final class RepeatedInvokeTests: XCTestCase {
         }
     }
 }
+
+/// Two threads split every operator differently from one (slices of rows, panels or channel blocks, taken over by
+/// whichever thread is free: see WorkerPool), but each output value is computed the same way wherever it runs, so
+/// the outputs must be identical, bit for bit. A race or a slice computed twice or never shows up here.
+final class ThreadCountTests: XCTestCase {
+    func testTwoThreadsGiveTheOutputsOfOne() throws {
+        for (name, model) in try AllocationTests.runnableModels() {
+            var outputs: [[[Float]]] = []
+            for threads in [1, 2] {
+                let interpreter = try Interpreter(model: model, threads: threads)
+                try AllocationTests.fillInputs(interpreter, seed: 5)
+                for _ in 0..<3 { interpreter.invoke() }
+                outputs.append(try (0..<interpreter.outputs.count).map { try interpreter.outputFloats($0) })
+            }
+            XCTAssertEqual(outputs[0], outputs[1], name)
+        }
+    }
+}
