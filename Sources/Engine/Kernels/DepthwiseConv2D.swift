@@ -21,8 +21,15 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     /// border pixels would be many (7 × 7 and 14 × 14 maps with 5 × 5 filters: half their outputs); nil when the
     /// border columns and rows go through ``borderPixel`` instead.
     let paddedSize: (height: Int, width: Int)?
+    /// Channels per block of the padded copy, which is made and used one block of channels at a time so that a
+    /// block's padded map stays in L1 while all its outputs are computed. Whole, the copy of 7 × 7 × 1152 is
+    /// 557 KB (more than Zen 2's L2) and every 5 × 5 window of a row pulled 184 KB through L2.
+    let blockChannels: Int
+    var blockCount: Int { (inputChannels + blockChannels - 1) / blockChannels }
+    /// Floats of one block's padded map.
+    var blockFloats: Int { paddedSize.map { $0.height * $0.width * blockChannels } ?? 0 }
 
-    var scratchBytes: Int { paddedSize.map { $0.height * $0.width * inputChannels * 4 } ?? 0 }
+    var scratchBytes: Int { blockCount * blockFloats * 4 }
     /// Element-wise operators after this one that the plan folded in.
     private(set) var epilogue: Epilogue?
 
@@ -67,10 +74,15 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         // stride 2, where the input is four times the output: copying it cost more than the borders (56 × 56 × 144
         // → 28 × 28, 5 × 5: 0.155 → 0.24 ms).
         if fastFilter, y.stride == 1, x.stride == 1, (pixels - interiorPixels) * 10 > pixels {
-            paddedSize = (max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
-                          max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
+            let size = (height: max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
+                        width: max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
+            paddedSize = size
+            // As many channels as keep a block's map within 64 KB (an eighth of L2: 24 KB, within L1, made the 16-channel
+            // blocks of 14 × 14 maps slower than no blocks), in whole vectors; at least one vector.
+            blockChannels = min((i.c + 7) & ~7, max(8, (64 << 10) / (size.height * size.width * 4) & ~7))
         } else {
             paddedSize = nil
+            blockChannels = i.c
         }
     }
 
@@ -79,10 +91,9 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * y.output * x.output * outputChannels
             let addend = epilogue?.addend(in: memory, offset: b * y.output * x.output * outputChannels)
-            if let paddedSize {
+            if paddedSize != nil {
                 let padded = memory.scratch.assumingMemoryBound(to: Float.self)
-                memory.parallel.forEach(paddedSize.height, minimumPerThread: 4, PadRows(kernel: self, source: source, padded: padded))
-                memory.parallel.forEach(y.output, minimumPerThread: 2, PaddedRows(kernel: self, padded: padded, destination: destination, addend: addend))
+                memory.parallel.forEach(blockCount, PaddedBlocks(kernel: self, source: source, padded: padded, destination: destination, addend: addend))
             } else {
                 memory.parallel.forEach(y.output, minimumPerThread: 2, Rows(kernel: self, source: source, destination: destination, addend: addend))
             }
@@ -97,50 +108,54 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         func run(_ rows: Range<Int>) { kernel.rows(rows, source, destination, addend) }
     }
 
-    private struct PadRows: ParallelLoop {
+    private struct PaddedBlocks: ParallelLoop {
         let kernel: DepthwiseConv2DKernel
         let source: UnsafeMutablePointer<Float>
         let padded: UnsafeMutablePointer<Float>
-        func run(_ rows: Range<Int>) { kernel.padRows(rows, source, padded) }
-    }
-
-    private struct PaddedRows: ParallelLoop {
-        let kernel: DepthwiseConv2DKernel
-        let padded: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
         let addend: UnsafePointer<Float>?
-        func run(_ rows: Range<Int>) { kernel.paddedRows(rows, padded, destination, addend) }
-    }
-
-    /// Rows `rows` of the zero-padded copy: the input at (padBefore, padBefore), zeros around it.
-    private func padRows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ padded: UnsafeMutablePointer<Float>) {
-        guard let paddedSize else { return }
-        let channels = inputChannels, paddedRow = paddedSize.width &* channels
-        let left = x.padBefore &* channels, middle = x.input &* channels, right = paddedRow &- left &- middle
-        for r in rows {
-            let target = padded + r &* paddedRow
-            let iy = r &- y.padBefore
-            if iy < 0 || iy >= y.input {
-                target.update(repeating: 0, count: paddedRow)
-                continue
-            }
-            target.update(repeating: 0, count: left)
-            (target + left).update(from: source + iy &* middle, count: middle)
-            (target + (left &+ middle)).update(repeating: 0, count: right)
+        func run(_ blocks: Range<Int>) {
+            for block in blocks { kernel.paddedBlock(block, source, padded + block &* kernel.blockFloats, destination, addend) }
         }
     }
 
-    /// Output rows over the padded copy: every window lies inside it, so every pixel takes the unrolled loop.
-    private func paddedRows(_ rows: Range<Int>, _ padded: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-                            _ addend: UnsafePointer<Float>?) {
+    /// Channel block `block`: its zero-padded copy (the input at (padBefore, padBefore), zeros around it), then
+    /// every output pixel of those channels over it, where every window lies inside the copy.
+    private func paddedBlock(_ block: Int, _ source: UnsafeMutablePointer<Float>, _ padded: UnsafeMutablePointer<Float>,
+                             _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
         guard let paddedSize else { return }
-        let channels = inputChannels, rowStep = paddedSize.width &* channels
+        let channels = inputChannels, first = block &* blockChannels, count = min(blockChannels, channels &- first)
+        // Vector by vector: a memmove call per pixel cost more than the copy itself (28 × 28 × 240: 30,000 calls).
+        let vectors = count & ~7
+        var target = padded
+        for r in 0..<paddedSize.height {
+            let iy = r &- y.padBefore
+            for column in 0..<paddedSize.width {
+                let ix = column &- x.padBefore
+                let out = UnsafeMutableRawPointer(target)
+                if iy < 0 || iy >= y.input || ix < 0 || ix >= x.input {
+                    var c = 0
+                    while c < vectors { out.storeBytes(of: SIMD8<Float>(), toByteOffset: c &* 4, as: SIMD8<Float>.self); c &+= 8 }
+                    while c < count { target[c] = 0; c &+= 1 }
+                } else {
+                    let from = source + ((iy &* x.input &+ ix) &* channels &+ first)
+                    var c = 0
+                    while c < vectors {
+                        out.storeBytes(of: UnsafeRawPointer(from + c).loadUnaligned(as: SIMD8<Float>.self), toByteOffset: c &* 4, as: SIMD8<Float>.self)
+                        c &+= 8
+                    }
+                    while c < count { target[c] = from[c]; c &+= 1 }
+                }
+                target += blockChannels
+            }
+        }
+        let rowStep = paddedSize.width &* blockChannels, span = ChannelSpan(pixelStride: blockChannels, count: count)
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
-                for oy in rows {
-                    let out = destination + oy &* x.output &* channels
-                    interior(0..<x.output, UnsafePointer(padded + oy &* y.stride &* rowStep), rowStep, out, w.baseAddress!, bias.baseAddress!)
-                    finish(oy, destination, addend)
+                for oy in 0..<y.output {
+                    interior(0..<x.output, UnsafePointer(padded + oy &* y.stride &* rowStep), rowStep,
+                             destination + (oy &* x.output &* channels &+ first), w.baseAddress! + first, bias.baseAddress! + first, span)
+                    finish(oy, destination, addend, channels: first..<first &+ count)
                 }
             }
         }
@@ -164,11 +179,18 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
 
     /// Runs the fused epilogue, if any, over output row `oy` while it is still in L1.
     @inline(__always)
-    private func finish(_ oy: Int, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
+    private func finish(_ oy: Int, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?, channels: Range<Int>? = nil) {
         guard let epilogue else { return }
         let offset = oy &* x.output &* outputChannels
         epilogue.apply(output: destination + offset, addend: addend.map { $0 + offset }, rows: x.output,
-                       rowStride: outputChannels, channels: 0..<outputChannels)
+                       rowStride: outputChannels, channels: channels ?? 0..<outputChannels)
+    }
+
+    /// Which channels a run of interior pixels computes, and how far apart its input pixels lie: all of them in the
+    /// input's own layout, or one block of the blocked padded copy.
+    struct ChannelSpan {
+        let pixelStride: Int
+        let count: Int
     }
 
     /// One output row, multiplier 1: the columns whose window lies wholly inside the input go through an unrolled
@@ -187,7 +209,8 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         }
         for ox in 0..<inner.lowerBound { borderPixel(ox, ky, rowBase, out, w, bias) }
         if !inner.isEmpty {
-            interior(inner, UnsafePointer(rowBase - x.padBefore &* channels), x.input &* channels, out, w, bias)
+            interior(inner, UnsafePointer(rowBase - x.padBefore &* channels), x.input &* channels, out, w, bias,
+                     ChannelSpan(pixelStride: channels, count: channels))
         }
         for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { borderPixel(ox, ky, rowBase, out, w, bias) }
     }
@@ -197,18 +220,18 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     /// that each is straight-line code with constant offsets.
     @inline(__always)
     private func interior(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
-                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ span: ChannelSpan) {
         let clamp = ActivationClamp(activation)
         switch (x.filter, x.stride) {
-        case (3, 1): interior3Stride1(columns, origin, rowStep, out, w, bias, clamp)
-        case (3, 2): interior3Stride2(columns, origin, rowStep, out, w, bias, clamp)
-        case (3, _): interior(columns, taps: 3, stride: x.stride, origin, rowStep, out, w, bias, clamp)
-        case (_, 1): interior5Stride1(columns, origin, rowStep, out, w, bias, clamp)
-        case (_, 2): interior5Stride2(columns, origin, rowStep, out, w, bias, clamp)
-        case (_, _): interior(columns, taps: 5, stride: x.stride, origin, rowStep, out, w, bias, clamp)
+        case (3, 1): interior3Stride1(columns, origin, rowStep, out, w, bias, clamp, span)
+        case (3, 2): interior3Stride2(columns, origin, rowStep, out, w, bias, clamp, span)
+        case (3, _): interior(columns, taps: 3, stride: x.stride, origin, rowStep, out, w, bias, clamp, span)
+        case (_, 1): interior5Stride1(columns, origin, rowStep, out, w, bias, clamp, span)
+        case (_, 2): interior5Stride2(columns, origin, rowStep, out, w, bias, clamp, span)
+        case (_, _): interior(columns, taps: 5, stride: x.stride, origin, rowStep, out, w, bias, clamp, span)
         }
         if activation == .tanh {
-            activation.apply(out + columns.lowerBound &* inputChannels, count: columns.count &* inputChannels)
+            for ox in columns { activation.apply(out + ox &* inputChannels, count: span.count) }
         }
     }
 
@@ -216,14 +239,14 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     // allocator shuffling pointers between every multiply-add.
     @inline(never)
     private func interior3Stride1(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
-                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior3(columns, stride: 1, origin, rowStep, out, w, bias, clamp)
+                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        interior3(columns, stride: 1, origin, rowStep, out, w, bias, clamp, span)
     }
 
     @inline(never)
     private func interior3Stride2(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
-                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior3(columns, stride: 2, origin, rowStep, out, w, bias, clamp)
+                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        interior3(columns, stride: 2, origin, rowStep, out, w, bias, clamp, span)
     }
 
     /// 3 × 3 windows, one channel vector at a time along the row: the vector's nine taps stay in registers, so each
@@ -234,12 +257,12 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     @inline(__always)
     private func interior3(_ columns: Range<Int>, stride: Int, _ origin: UnsafePointer<Float>, _ rowStep: Int,
                            _ out: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-                           _ clamp: ActivationClamp) {
-        let channels = inputChannels
+                           _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        let channels = inputChannels, pixel = span.pixelStride
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
-        let pixelStep = stride &* channels
+        let pixelStep = stride &* pixel
         var c = 0
-        while c &+ 8 <= channels {
+        while c &+ 8 <= span.count {
             let t = w + c
             let w0 = load(t), w1 = load(t + channels), w2 = load(t + 2 &* channels)
             let w3 = load(t + 3 &* channels), w4 = load(t + 4 &* channels), w5 = load(t + 5 &* channels)
@@ -251,23 +274,23 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 let r1 = p + rowStep, r2 = p + 2 &* rowStep
                 var a0 = b, a1 = load(r1) * w3
                 a0.addProduct(load(p), w0)
-                a1.addProduct(load(r1 + channels), w4)
-                a0.addProduct(load(p + channels), w1)
-                a1.addProduct(load(r1 + 2 &* channels), w5)
-                a0.addProduct(load(p + 2 &* channels), w2)
+                a1.addProduct(load(r1 + pixel), w4)
+                a0.addProduct(load(p + pixel), w1)
+                a1.addProduct(load(r1 + 2 &* pixel), w5)
+                a0.addProduct(load(p + 2 &* pixel), w2)
                 a1.addProduct(load(r2), w6)
-                a0.addProduct(load(r2 + channels), w7)
-                a1.addProduct(load(r2 + 2 &* channels), w8)
+                a0.addProduct(load(r2 + pixel), w7)
+                a1.addProduct(load(r2 + 2 &* pixel), w8)
                 UnsafeMutableRawPointer(o).storeBytes(of: clamp(a0 + a1), as: SIMD8<Float>.self)
                 p += pixelStep
                 o += channels
             }
             c &+= 8
         }
-        if c < channels {
+        if c < span.count {
             var input = origin + columns.lowerBound &* pixelStep, output = out + columns.lowerBound &* channels
             for _ in columns {
-                scalarTail(input, output, 3, rowStep, 3 &* channels, w, bias)
+                scalarTail(input, output, 3, rowStep, 3 &* channels, w, bias, span)
                 input += pixelStep
                 output += channels
             }
@@ -276,14 +299,14 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
 
     @inline(never)
     private func interior5Stride1(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
-                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 5, stride: 1, origin, rowStep, out, w, bias, clamp)
+                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        interior(columns, taps: 5, stride: 1, origin, rowStep, out, w, bias, clamp, span)
     }
 
     @inline(never)
     private func interior5Stride2(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
-                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp) {
-        interior(columns, taps: 5, stride: 2, origin, rowStep, out, w, bias, clamp)
+                                  _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        interior(columns, taps: 5, stride: 2, origin, rowStep, out, w, bias, clamp, span)
     }
 
     /// Output columns `columns` of a row whose `taps` × `taps` windows lie inside the input (dilation 1).
@@ -295,17 +318,17 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     @inline(__always)
     private func interior(_ columns: Range<Int>, taps: Int, stride: Int, _ origin: UnsafePointer<Float>, _ rowStep: Int,
                           _ out: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-                          _ clamp: ActivationClamp) {
-        let channels = inputChannels
+                          _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        let channels = inputChannels, pixel = span.pixelStride
         let tapRowStep = taps &* channels
-        let vectorChannels = channels & ~7
+        let vectorChannels = span.count & ~7
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
         @inline(__always) func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
             UnsafeMutableRawPointer(p).storeBytes(of: clamp(v), as: SIMD8<Float>.self)
         }
         var ox = columns.lowerBound
         while ox &+ 4 <= columns.upperBound {
-            let input = origin + ox &* stride &* channels
+            let input = origin + ox &* stride &* pixel
             let output = out + ox &* channels
             var c = 0
             while c < vectorChannels {
@@ -315,10 +338,10 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                     let inputRow = input + (ty &* rowStep &+ c), tapRow = w + (ty &* tapRowStep &+ c)
                     for tx in 0..<taps {
                         let t = load(tapRow + tx &* channels)
-                        a0.addProduct(load(inputRow + tx &* channels), t)
-                        a1.addProduct(load(inputRow + (stride &+ tx) &* channels), t)
-                        a2.addProduct(load(inputRow + (2 &* stride &+ tx) &* channels), t)
-                        a3.addProduct(load(inputRow + (3 &* stride &+ tx) &* channels), t)
+                        a0.addProduct(load(inputRow + tx &* pixel), t)
+                        a1.addProduct(load(inputRow + (stride &+ tx) &* pixel), t)
+                        a2.addProduct(load(inputRow + (2 &* stride &+ tx) &* pixel), t)
+                        a3.addProduct(load(inputRow + (3 &* stride &+ tx) &* pixel), t)
                     }
                 }
                 store(a0, output + c)
@@ -327,11 +350,11 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 store(a3, output + (3 &* channels &+ c))
                 c &+= 8
             }
-            for p in 0..<4 { scalarTail(input + p &* stride &* channels, output + p &* channels, taps, rowStep, tapRowStep, w, bias) }
+            for p in 0..<4 { scalarTail(input + p &* stride &* pixel, output + p &* channels, taps, rowStep, tapRowStep, w, bias, span) }
             ox &+= 4
         }
         while ox < columns.upperBound {
-            let input = origin + ox &* stride &* channels
+            let input = origin + ox &* stride &* pixel
             let output = out + ox &* channels
             var c = 0
             while c < vectorChannels {
@@ -339,14 +362,14 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 for ty in 0..<taps {
                     let inputRow = input + (ty &* rowStep &+ c), tapRow = w + (ty &* tapRowStep &+ c)
                     for tx in 0..<taps {
-                        let v = load(inputRow + tx &* channels), t = load(tapRow + tx &* channels)
+                        let v = load(inputRow + tx &* pixel), t = load(tapRow + tx &* channels)
                         if (ty &* taps &+ tx) & 1 == 0 { a0.addProduct(v, t) } else { a1.addProduct(v, t) }
                     }
                 }
                 store(a0 + a1, output + c)
                 c &+= 8
             }
-            scalarTail(input, output, taps, rowStep, tapRowStep, w, bias)
+            scalarTail(input, output, taps, rowStep, tapRowStep, w, bias, span)
             ox &+= 1
         }
     }
@@ -354,13 +377,13 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     /// The channels past the last multiple of 8 of one interior pixel.
     @inline(__always)
     private func scalarTail(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ taps: Int, _ rowStep: Int,
-                            _ tapRowStep: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
-        let channels = inputChannels
-        var c = channels & ~7
-        while c < channels {
+                            _ tapRowStep: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ span: ChannelSpan) {
+        let channels = inputChannels, pixel = span.pixelStride
+        var c = span.count & ~7
+        while c < span.count {
             var acc = bias[c]
             for ty in 0..<taps {
-                for tx in 0..<taps { acc += input[ty &* rowStep &+ tx &* channels &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c] }
+                for tx in 0..<taps { acc += input[ty &* rowStep &+ tx &* pixel &+ c] * w[ty &* tapRowStep &+ tx &* channels &+ c] }
             }
             output[c] = activation == .tanh ? acc : activation(acc)
             c &+= 1
