@@ -233,8 +233,8 @@ public final class ExecutionPlan: Sendable {
         let padding: (top: Int, left: Int, bottom: Int, right: Int)
     }
 
-    /// Zero PADs of height and width whose only reader is a convolution or depthwise convolution: the consumer
-    /// reads the unpadded tensor and treats the padding as zeros, as its own SAME padding already does. Saves a copy
+    /// Zero PADs of height and width whose readers are all convolutions or depthwise convolutions: each reads the
+    /// unpadded tensor and treats the padding as zeros, as its own SAME padding already does. Saves a copy
     /// of the whole activation per PAD (XNNPACK does the same).
     private static func padFusions(model: TFLiteModel, subgraph: Subgraph, constants: ConstantStore)
         -> (pads: [Int: PadFusion], consumers: [Int: PadFusion]) {
@@ -251,13 +251,16 @@ public final class ExecutionPlan: Sendable {
                   subgraph.tensors[source].type == .float32, subgraph.tensors[source].shape.count == 4,
                   let paddings = constants.integers(Int(op.inputs[1])), paddings.count == 8,
                   paddings[0] == 0, paddings[1] == 0, paddings[6] == 0, paddings[7] == 0, paddings.allSatisfy({ $0 >= 0 }),
-                  let reader = readers[padded], reader.count == 1, reader[0] > index else { continue }
-            let consumer = subgraph.operators[reader[0]]
-            guard ["CONV_2D", "DEPTHWISE_CONV_2D"].contains(model.code(of: consumer).name),
-                  consumer.inputs.first == Int32(padded), !consumer.inputs.dropFirst().contains(Int32(padded)) else { continue }
+                  let reader = readers[padded], !reader.isEmpty, reader.allSatisfy({ $0 > index }) else { continue }
+            // Every reader must take it (BlazePose's detector pads once for two depthwise convolutions).
+            guard reader.allSatisfy({ position in
+                let consumer = subgraph.operators[position]
+                return ["CONV_2D", "DEPTHWISE_CONV_2D"].contains(model.code(of: consumer).name) && consumers[position] == nil
+                    && consumer.inputs.first == Int32(padded) && !consumer.inputs.dropFirst().contains(Int32(padded))
+            }) else { continue }
             let fusion = PadFusion(source: source, padding: (paddings[2], paddings[4], paddings[3], paddings[5]))
             pads[index] = fusion
-            consumers[reader[0]] = fusion
+            for position in reader { consumers[position] = fusion }
         }
         return (pads, consumers)
     }
