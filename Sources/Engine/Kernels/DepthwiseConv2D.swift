@@ -77,9 +77,15 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             let size = (height: max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
                         width: max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
             paddedSize = size
-            // As many channels as keep a block's map within 64 KB (an eighth of L2: 24 KB, within L1, made the 16-channel
-            // blocks of 14 × 14 maps slower than no blocks), in whole vectors; at least one vector.
-            blockChannels = min((i.c + 7) & ~7, max(8, (64 << 10) / (size.height * size.width * 4) & ~7))
+            // Blocks where the maps are small and a row's windows large: 7 × 7 and 14 × 14 maps of 480–1152
+            // channels. Blocks of as many channels as keep a block's map within 64 KB, an eighth of L2 (24 KB, within
+            // L1, made the 16-channel blocks of 14 × 14 maps slower than none), in whole vectors. On 28 × 28 maps the
+            // short channel loops of 8–16-channel blocks cost what the blocks save, and at two threads (blocks are
+            // split between threads, rows otherwise) each thread read half its input from the other core's cache:
+            // 28 × 28 × 96 3 × 3 went from 0.024 to 0.033 ms.
+            let window = y.filter * size.width * i.c * 4
+            blockChannels = pixels <= 14 * 14 && window > 64 << 10
+                ? min((i.c + 7) & ~7, max(8, (64 << 10) / (size.height * size.width * 4) & ~7)) : i.c
         } else {
             paddedSize = nil
             blockChannels = i.c
@@ -91,9 +97,15 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * y.output * x.output * outputChannels
             let addend = epilogue?.addend(in: memory, offset: b * y.output * x.output * outputChannels)
-            if paddedSize != nil {
+            if let paddedSize {
                 let padded = memory.scratch.assumingMemoryBound(to: Float.self)
-                memory.parallel.forEach(blockCount, PaddedBlocks(kernel: self, source: source, padded: padded, destination: destination, addend: addend))
+                if blockCount > 1 {
+                    memory.parallel.forEach(blockCount, PaddedBlocks(kernel: self, source: source, padded: padded, destination: destination, addend: addend))
+                } else {
+                    memory.parallel.forEach(paddedSize.height, minimumPerThread: 4, PadRows(kernel: self, source: source, padded: padded))
+                    memory.parallel.forEach(y.output, minimumPerThread: minimumRowsPerThread,
+                                            PaddedRows(kernel: self, padded: padded, destination: destination, addend: addend))
+                }
             } else {
                 memory.parallel.forEach(y.output, minimumPerThread: minimumRowsPerThread, Rows(kernel: self, source: source, destination: destination, addend: addend))
             }
@@ -122,20 +134,38 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         let destination: UnsafeMutablePointer<Float>
         let addend: UnsafePointer<Float>?
         func run(_ blocks: Range<Int>) {
-            for block in blocks { kernel.paddedBlock(block, source, padded + block &* kernel.blockFloats, destination, addend) }
+            for block in blocks {
+                let map = padded + block &* kernel.blockFloats
+                kernel.pad(block: block, rows: 0..<(kernel.paddedSize?.height ?? 0), source, map)
+                kernel.paddedRows(0..<kernel.y.output, block: block, map, destination, addend)
+            }
         }
     }
 
-    /// Channel block `block`: its zero-padded copy (the input at (padBefore, padBefore), zeros around it), then
-    /// every output pixel of those channels over it, where every window lies inside the copy.
-    private func paddedBlock(_ block: Int, _ source: UnsafeMutablePointer<Float>, _ padded: UnsafeMutablePointer<Float>,
-                             _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
+    private struct PadRows: ParallelLoop {
+        let kernel: DepthwiseConv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let padded: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) { kernel.pad(block: 0, rows: rows, source, padded) }
+    }
+
+    private struct PaddedRows: ParallelLoop {
+        let kernel: DepthwiseConv2DKernel
+        let padded: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
+        func run(_ rows: Range<Int>) { kernel.paddedRows(rows, block: 0, padded, destination, addend) }
+    }
+
+    /// Rows `rows` of channel block `block`'s zero-padded copy `map`: the input at (padBefore, padBefore), zeros
+    /// around it.
+    private func pad(block: Int, rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ map: UnsafeMutablePointer<Float>) {
         guard let paddedSize else { return }
         let channels = inputChannels, first = block &* blockChannels, count = min(blockChannels, channels &- first)
         // Vector by vector: a memmove call per pixel cost more than the copy itself (28 × 28 × 240: 30,000 calls).
         let vectors = count & ~7
-        var target = padded
-        for r in 0..<paddedSize.height {
+        var target = map + rows.lowerBound &* paddedSize.width &* blockChannels
+        for r in rows {
             let iy = r &- y.padBefore
             for column in 0..<paddedSize.width {
                 let ix = column &- x.padBefore
@@ -156,11 +186,18 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 target += blockChannels
             }
         }
+    }
+
+    /// Output rows `rows` of channel block `block` over its padded copy `map`, where every window lies inside.
+    private func paddedRows(_ rows: Range<Int>, block: Int, _ map: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                            _ addend: UnsafePointer<Float>?) {
+        guard let paddedSize else { return }
+        let channels = inputChannels, first = block &* blockChannels, count = min(blockChannels, channels &- first)
         let rowStep = paddedSize.width &* blockChannels, span = ChannelSpan(pixelStride: blockChannels, count: count)
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
-                for oy in 0..<y.output {
-                    interior(0..<x.output, UnsafePointer(padded + oy &* y.stride &* rowStep), rowStep,
+                for oy in rows {
+                    interior(0..<x.output, UnsafePointer(map + oy &* y.stride &* rowStep), rowStep,
                              destination + (oy &* x.output &* channels &+ first), w.baseAddress! + first, bias.baseAddress! + first, span)
                     finish(oy, destination, addend, channels: first..<first &+ count)
                 }
