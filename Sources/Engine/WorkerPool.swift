@@ -14,28 +14,28 @@ import Synchronization
 final class WorkerPool: @unchecked Sendable {
     /// Shared by all interpreters; sized to the machine (at least one worker, so that 2-thread runs split even
     /// where the process sees one core).
-    static let shared = WorkerPool(workers: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    static let shared = WorkerPool(workers: max(1, min(ProcessInfo.processInfo.activeProcessorCount - 1, maximumParts - 1)))
+
+    /// Parts are claimed as bits of one word.
+    static let maximumParts = Int.bitWidth
 
     let workerCount: Int
-    /// Bumped once per job; a worker joins a job when it sees a generation it has not seen yet.
+    /// Bumped once per job; a worker looks at a job when it sees a generation it has not seen yet.
     private let generation = Atomic<Int>(0)
-    /// The last generation whose items are all done: a worker that arrives later must not touch its job.
-    private let closed = Atomic<Int>(0)
-    /// Workers between joining a job and leaving it; the submitter waits for none before it returns.
-    private let inside = Atomic<Int>(0)
-    /// Items of the current job finished so far (added by each thread as it leaves).
+    /// Bit p set: part p of the current job is taken. Reset (releasing) after the job's fields are written.
+    private let claimed = Atomic<Int>(0)
+    /// Parts of the current job finished.
     private let done = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
     /// Held by the thread whose job is running; others find it taken and run alone.
     private let busy = Atomic<Bool>(false)
-    /// One queue of items per thread (index 0: the submitter).
-    private let queues: [ItemQueue]
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    // Written by the submitting thread only while no worker reads them: before the generation is bumped
-    // (release) and after the job is closed with no worker inside (acquire). The job is the work's type and a
-    // pointer to the caller's work value on its stack, not a closure: handing a closure to another thread needs an
-    // escaping copy, which Swift boxes on the heap at every call (so does a generic closure left unspecialized).
+    // Written by the submitting thread only before it resets `claimed` (release) and read by a worker only after
+    // it claimed a part (acquire); the submitter returns only once every claimed part is done. The job is the
+    // work's type and a pointer to the caller's work value on its stack, not a closure: handing a closure to
+    // another thread needs an escaping copy, which Swift boxes on the heap at every call (so does a generic
+    // closure left unspecialized).
     private var jobType: any PartitionedWork.Type = IdleWork.self
     private var jobContext: UnsafeRawPointer?
     private var partCount = 0
@@ -47,83 +47,63 @@ final class WorkerPool: @unchecked Sendable {
 
     private init(workers: Int) {
         workerCount = workers
-        queues = (0...workers).map { _ in ItemQueue() }
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
         for index in 1...workers {
-            let thread = Thread { [unowned(unsafe) self] in self.work(thread: index) }
+            let thread = Thread { [unowned(unsafe) self] in self.work(part: index) }
             thread.name = "engine-worker-\(index)"
             thread.start()
         }
     }
 
-    /// Runs `work.run(item:)` for every item in 0..<items, split in `parts` equal runs of items: run i belongs to
-    /// thread i (0: the calling thread), which takes its items from the front; a thread out of items of its own
-    /// takes the others' from the back. Returns when all are done.
-    ///
-    /// Why the taking: on a shared host a core can stall for a while (another tenant, an interrupt), and with a
-    /// fixed split every operator then waits for its slowest part; LiteRT's pthreadpool steals the same way.
-    /// Runs every item on the calling thread when the pool is busy with another interpreter's job or `parts`
-    /// exceeds the threads.
-    func run<Work: PartitionedWork>(items: Int, parts: Int, _ work: Work) {
-        guard parts > 1, parts <= workerCount + 1, items >= parts,
+    /// Runs `work.run(part:)` for part in 0..<parts and returns when all are done. Part i is meant for thread i (0:
+    /// the calling thread), which keeps each thread on the rows it wrote in the operator before; but a part is run
+    /// by whoever claims it first, and the calling thread, done with its own, claims any part whose worker has not
+    /// started yet — on a shared host a worker can lose its core for a while, and the operator then does not wait
+    /// for it. A worker that arrives after its part was taken leaves without touching the job. Runs every part on
+    /// the calling thread when the pool is busy with another interpreter's job or `parts` exceeds the threads.
+    func run<Work: PartitionedWork>(parts: Int, _ work: Work) {
+        guard parts > 1, parts <= workerCount + 1,
               busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            for item in 0..<items { work.run(item: item) }
+            for part in 0..<parts { work.run(part: part) }
             return
         }
         withUnsafePointer(to: work) { pointer in
             jobType = Work.self
             jobContext = UnsafeRawPointer(pointer)
             partCount = parts
-            for part in 0..<parts {
-                queues[part].reset(items * part / parts..<items * (part + 1) / parts)
-            }
             done.store(0, ordering: .relaxed)
-            let job = generation.add(1, ordering: .sequentiallyConsistent).newValue
+            // Our own part is taken from the start; the release publishes the job's fields to the claimers.
+            claimed.store(1, ordering: .releasing)
+            generation.add(1, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 pthread_mutex_lock(mutex)
                 pthread_cond_broadcast(condition)
                 pthread_mutex_unlock(mutex)
             }
-            done.add(runItems(Work.self, pointer, thread: 0, parts: parts), ordering: .releasing)
+            work.run(part: 0)
+            var finished = 1
+            let all = parts == Int.bitWidth ? ~0 : (1 << parts) - 1
+            if claimed.load(ordering: .relaxed) != all {
+                for part in 1..<parts where claimed.bitwiseOr(1 << part, ordering: .acquiringAndReleasing).oldValue & (1 << part) == 0 {
+                    work.run(part: part)
+                    finished += 1
+                }
+            }
             var spins = 0
-            while done.load(ordering: .acquiring) < items {
+            while done.load(ordering: .acquiring) + finished < parts {
                 spins += 1
                 // A worker that lost its core (a busy host) is better waited for without burning ours.
                 if spins > Self.spinLimit { sched_yield() }
             }
-            // Dekker with the workers' join: either a late worker sees the job closed, or we see it inside.
-            closed.store(job, ordering: .sequentiallyConsistent)
-            while inside.load(ordering: .sequentiallyConsistent) > 0 {}
             jobContext = nil
         }
         busy.store(false, ordering: .releasing)
     }
 
-    /// Thread `thread`'s share of a job: its own queue from the front, then the others' from the back. Returns
-    /// how many items it ran.
-    private func runItems<Work: PartitionedWork>(_: Work.Type, _ work: UnsafePointer<Work>, thread: Int, parts: Int) -> Int {
-        var count = 0
-        if thread < parts {
-            let own = queues[thread]
-            while let item = own.takeFront() {
-                work.pointee.run(item: item)
-                count += 1
-            }
-        }
-        for offset in 1..<parts {
-            let other = queues[(thread + offset) % parts]
-            while let item = other.takeBack() {
-                work.pointee.run(item: item)
-                count += 1
-            }
-        }
-        return count
-    }
-
-    private func work(thread: Int) {
+    private func work(part: Int) {
         // Workers only ever run kernels: they keep the kernels' mode (see Interpreter.invoke) for good.
         _ = floating_point_flush_denormals()
         var seen = 0
@@ -137,17 +117,17 @@ final class WorkerPool: @unchecked Sendable {
                 }
             }
             seen = generation.load(ordering: .acquiring)
-            inside.add(1, ordering: .sequentiallyConsistent)
-            if closed.load(ordering: .sequentiallyConsistent) < seen, let jobContext {
-                done.add(jobType.runItems(of: self, at: jobContext, thread: thread, parts: partCount), ordering: .releasing)
+            // Claiming may land in a later job than `seen` (if this thread stalled in between): then it runs that
+            // job's part, whose fields the claim's acquire made visible, and the submitter waits for it.
+            guard part < Self.maximumParts, claimed.bitwiseOr(1 << part, ordering: .acquiringAndReleasing).oldValue & (1 << part) == 0 else {
+                continue
             }
-            inside.subtract(1, ordering: .releasing)
+            // A part past this job's count (more workers than parts) is nobody's: its bit is harmless.
+            if part < partCount, let jobContext {
+                jobType.run(at: jobContext, part: part)
+                done.add(1, ordering: .releasing)
+            }
         }
-    }
-
-    /// Opens the existential job type for `runItems`.
-    fileprivate func runItems<Work: PartitionedWork>(_ type: Work.Type, at context: UnsafeRawPointer, thread: Int, parts: Int) -> Int {
-        runItems(type, context.assumingMemoryBound(to: Work.self), thread: thread, parts: parts)
     }
 
     private func park(seen: Int) {
@@ -163,47 +143,18 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-/// One thread's run of a job's items: the owner takes from the front, other threads from the back.
-///
-/// Both sides first take one from `remaining`, so that together they never take more than the run holds; then
-/// the owner's items count up from the start and the others' down from the end, and cannot meet.
-private final class ItemQueue: @unchecked Sendable {
-    private let remaining = Atomic<Int>(0)
-    private let end = Atomic<Int>(0)
-    /// Read and written by the owner only (and by the submitter before the job starts).
-    private var front = 0
-    /// Keeps two queues' counters off one cache line: owner and thieves hammer them from different cores.
-    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-
-    func reset(_ items: Range<Int>) {
-        front = items.lowerBound
-        end.store(items.upperBound, ordering: .relaxed)
-        remaining.store(items.count, ordering: .relaxed)
-    }
-
-    func takeFront() -> Int? {
-        guard remaining.subtract(1, ordering: .acquiringAndReleasing).oldValue > 0 else { return nil }
-        defer { front += 1 }
-        return front
-    }
-
-    func takeBack() -> Int? {
-        guard remaining.subtract(1, ordering: .acquiringAndReleasing).oldValue > 0 else { return nil }
-        return end.subtract(1, ordering: .acquiringAndReleasing).newValue
-    }
-}
-
-/// Work split in items that may run on different threads at once (they must touch disjoint outputs).
+/// Work split in parts that may run on different threads at once (they must touch disjoint outputs).
 protocol PartitionedWork {
-    func run(item: Int)
+    func run(part: Int)
 }
 
 extension PartitionedWork {
-    fileprivate static func runItems(of pool: WorkerPool, at context: UnsafeRawPointer, thread: Int, parts: Int) -> Int {
-        pool.runItems(Self.self, at: context, thread: thread, parts: parts)
+    /// Runs part `part` of the work value at `pointer` (which holds a `Self`).
+    static func run(at pointer: UnsafeRawPointer, part: Int) {
+        pointer.assumingMemoryBound(to: Self.self).pointee.run(part: part)
     }
 }
 
 private struct IdleWork: PartitionedWork {
-    func run(item: Int) {}
+    func run(part: Int) {}
 }

@@ -11,10 +11,10 @@ struct Parallel: Sendable {
     }
 
     /// Calls `loop.run` on contiguous, disjoint slices of 0..<count, one per thread (fewer threads when `count` is
-    /// below `minimumPerThread` per thread). A thread that finishes first takes over a slice whose thread has not
-    /// started yet (see ``WorkerPool/run(items:parts:_:)``). Cutting each share into four slices for finer
-    /// taking-over measured no better on this 2-core host, with pose detector and hand landmarks 1–3 % slower at
-    /// two threads (each slice re-reads the filter panels), so one slice per thread it is.
+    /// below `minimumPerThread` per thread); a thread done with its slice takes over one whose thread has not
+    /// started yet (see ``WorkerPool/run(parts:_:)``). Finer slices, for finer taking-over, measured no better on
+    /// this 2-core host: four per thread made pose detector and hand landmarks 1–3 % slower at two threads (each
+    /// slice re-reads the filter panels) and added atomics to every operator.
     ///
     /// The loop is a value rather than a closure so that handing it to other threads allocates nothing.
     @inline(__always)
@@ -24,16 +24,16 @@ struct Parallel: Sendable {
             loop.run(0..<count)
             return
         }
-        WorkerPool.shared.run(items: parts, parts: parts, Slices(loop: loop, count: count, slices: parts))
+        WorkerPool.shared.run(parts: parts, Slices(loop: loop, count: count, parts: parts))
     }
 
     private struct Slices<Loop: ParallelLoop>: PartitionedWork {
         let loop: Loop
         let count: Int
-        let slices: Int
+        let parts: Int
 
-        func run(item: Int) {
-            let start = count * item / slices, end = count * (item + 1) / slices
+        func run(part: Int) {
+            let start = count * part / parts, end = count * (part + 1) / parts
             if start < end { loop.run(start..<end) }
         }
     }
