@@ -6,9 +6,12 @@ import Format
 import Foundation
 
 /// `bench models`: each float model with our engine and with LiteRT (XNNPACK) in the same run, on the same input,
-/// at 1 and 2 threads: after warm-up the two take turns, `rounds` batches of `batch` invokes each, and the table
-/// gives each one's median of all its samples, their ratio, the graph's MFLOP, our GFLOP/s, and the machine's
-/// single-core sgemm GFLOP/s as the ceiling.
+/// at 1 and 2 threads: after warm-up the two take turns, `rounds` batches of `batch` invokes each. The table gives
+/// each one's median over all its samples, the graph's MFLOP, our GFLOP/s, the machine's single-core sgemm GFLOP/s
+/// as the ceiling, and as the ratio the median over rounds of (our batch's median / LiteRT's next batch's median):
+/// the host is a shared VM whose speed drifts by tens of percent from one second to the next, and a ratio of
+/// neighbouring batches compares the two engines under the same conditions where a ratio of overall medians mixes
+/// in when each happened to run slow.
 enum ModelsBenchmark {
     static let models = [
         "pose_landmarker_lite.task#pose_detector.tflite",
@@ -22,7 +25,7 @@ enum ModelsBenchmark {
     ]
 
     static func run(arguments: [String]) throws {
-        let rounds = 10, batch = 5
+        let rounds = 15, batch = 4
         print(String(format: "single-core sgemm ceiling: %.1f GFLOP/s (OpenBLAS, 1024³)", sgemmCeiling()))
         print("model                                                     MFLOP  thr   ours ms  LiteRT ms  ratio  ours GFLOP/s  allocs/invoke")
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-models-input-\(getpid()).bin").path
@@ -48,22 +51,26 @@ enum ModelsBenchmark {
                 allocation_counter_start()
                 for _ in 0..<10 { interpreter.invoke() }
                 let allocations = Double(allocation_counter_stop()) / 10
-                var ourSamples: [Double] = [], theirSamples: [Double]? = litert == nil ? nil : []
+                var ourSamples: [Double] = [], theirSamples: [Double] = [], ratios: [Double] = []
                 for _ in 0..<rounds {
+                    var batchSamples: [Double] = []
                     for _ in 0..<batch {
                         let start = DispatchTime.now().uptimeNanoseconds
                         interpreter.invoke()
-                        ourSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                        batchSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
                     }
-                    if theirSamples != nil {
-                        theirSamples = litert?.time(batch).map { theirSamples! + $0 }
+                    ourSamples += batchSamples
+                    if let theirBatch = litert?.time(batch) {
+                        theirSamples += theirBatch
+                        ratios.append(median(batchSamples) / median(theirBatch))
                     }
                 }
                 let ours = median(ourSamples)
-                let theirs = theirSamples.map(median)
+                let theirs = theirSamples.count == rounds * batch ? median(theirSamples) : nil
+                let ratio = theirs != nil ? median(ratios) : nil
                 print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f  %9@", spec as NSString, mflop, threads, ours,
                              theirs.map { String(format: "%.2f", $0) } as NSString? ?? "—",
-                             theirs.map { String(format: "%.2f", ours / $0) } as NSString? ?? "—", mflop / ours,
+                             ratio.map { String(format: "%.2f", $0) } as NSString? ?? "—", mflop / ours,
                              allocation_counter_is_available() != 0 ? String(format: "%.1f", allocations) as NSString : "—"))
             }
         }
