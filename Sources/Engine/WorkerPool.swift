@@ -14,28 +14,22 @@ import Synchronization
 final class WorkerPool: @unchecked Sendable {
     /// Shared by all interpreters; sized to the machine (at least one worker, so that 2-thread runs split even
     /// where the process sees one core).
-    static let shared = WorkerPool(workers: max(1, min(ProcessInfo.processInfo.activeProcessorCount - 1, maximumParts - 1)))
-
-    /// Parts are claimed as bits of one word.
-    static let maximumParts = Int.bitWidth
+    static let shared = WorkerPool(workers: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
     let workerCount: Int
-    /// Bumped once per job; a worker looks at a job when it sees a generation it has not seen yet.
+    /// Bumped once per job; a worker runs a job when it sees a generation it has not seen yet.
     private let generation = Atomic<Int>(0)
-    /// Bit p set: part p of the current job is taken. Reset (releasing) after the job's fields are written.
-    private let claimed = Atomic<Int>(0)
-    /// Parts of the current job finished.
-    private let done = Atomic<Int>(0)
+    /// Workers that have not yet finished the current job (every worker acknowledges every job).
+    private let pending = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
     /// Held by the thread whose job is running; others find it taken and run alone.
     private let busy = Atomic<Bool>(false)
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    // Written by the submitting thread only before it resets `claimed` (release) and read by a worker only after
-    // it claimed a part (acquire); the submitter returns only once every claimed part is done. The job is the
-    // work's type and a pointer to the caller's work value on its stack, not a closure: handing a closure to
-    // another thread needs an escaping copy, which Swift boxes on the heap at every call (so does a generic
-    // closure left unspecialized).
+    // Written by the submitting thread only while no worker reads them: before the generation is bumped
+    // (release) and after every worker has acknowledged (acquire). The job is the work's type and a pointer to
+    // the caller's work value on its stack, not a closure: handing a closure to another thread needs an escaping
+    // copy, which Swift boxes on the heap at every call (so does a generic closure left unspecialized).
     private var jobType: any PartitionedWork.Type = IdleWork.self
     private var jobContext: UnsafeRawPointer?
     private var partCount = 0
@@ -58,12 +52,9 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `work.run(part:)` for part in 0..<parts and returns when all are done. Part i is meant for thread i (0:
-    /// the calling thread), which keeps each thread on the rows it wrote in the operator before; but a part is run
-    /// by whoever claims it first, and the calling thread, done with its own, claims any part whose worker has not
-    /// started yet — on a shared host a worker can lose its core for a while, and the operator then does not wait
-    /// for it. A worker that arrives after its part was taken leaves without touching the job. Runs every part on
-    /// the calling thread when the pool is busy with another interpreter's job or `parts` exceeds the threads.
+    /// Runs `work.run(part)` for part in 0..<parts, part 0 on the calling thread and part i on worker i, and
+    /// returns when all are done. Runs every part on the calling thread when the pool is busy with another
+    /// interpreter's job or `parts` exceeds the workers.
     func run<Work: PartitionedWork>(parts: Int, _ work: Work) {
         guard parts > 1, parts <= workerCount + 1,
               busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
@@ -74,9 +65,7 @@ final class WorkerPool: @unchecked Sendable {
             jobType = Work.self
             jobContext = UnsafeRawPointer(pointer)
             partCount = parts
-            done.store(0, ordering: .relaxed)
-            // Our own part is taken from the start; the release publishes the job's fields to the claimers.
-            claimed.store(1, ordering: .releasing)
+            pending.store(workerCount, ordering: .relaxed)
             generation.add(1, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 pthread_mutex_lock(mutex)
@@ -84,16 +73,8 @@ final class WorkerPool: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
             }
             work.run(part: 0)
-            var finished = 1
-            let all = parts == Int.bitWidth ? ~0 : (1 << parts) - 1
-            if claimed.load(ordering: .relaxed) != all {
-                for part in 1..<parts where claimed.bitwiseOr(1 << part, ordering: .acquiringAndReleasing).oldValue & (1 << part) == 0 {
-                    work.run(part: part)
-                    finished += 1
-                }
-            }
             var spins = 0
-            while done.load(ordering: .acquiring) + finished < parts {
+            while pending.load(ordering: .acquiring) > 0 {
                 spins += 1
                 // A worker that lost its core (a busy host) is better waited for without burning ours.
                 if spins > Self.spinLimit { sched_yield() }
@@ -117,16 +98,8 @@ final class WorkerPool: @unchecked Sendable {
                 }
             }
             seen = generation.load(ordering: .acquiring)
-            // Claiming may land in a later job than `seen` (if this thread stalled in between): then it runs that
-            // job's part, whose fields the claim's acquire made visible, and the submitter waits for it.
-            guard part < Self.maximumParts, claimed.bitwiseOr(1 << part, ordering: .acquiringAndReleasing).oldValue & (1 << part) == 0 else {
-                continue
-            }
-            // A part past this job's count (more workers than parts) is nobody's: its bit is harmless.
-            if part < partCount, let jobContext {
-                jobType.run(at: jobContext, part: part)
-                done.add(1, ordering: .releasing)
-            }
+            if part < partCount, let jobContext { jobType.run(at: jobContext, part: part) }
+            pending.subtract(1, ordering: .releasing)
         }
     }
 

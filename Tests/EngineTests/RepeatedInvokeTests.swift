@@ -18,9 +18,9 @@ final class RepeatedInvokeTests: XCTestCase {
     }
 }
 
-/// Two threads split every operator differently from one (slices of rows, panels or channel blocks, taken over by
-/// whichever thread is free: see WorkerPool), but each output value is computed the same way wherever it runs, so
-/// the outputs must be identical, bit for bit. A race or a slice computed twice or never shows up here.
+/// Two threads split every operator differently from one (slices of rows, panels or channel blocks), but each
+/// output value is computed the same way wherever it runs, so the outputs must be identical, bit for bit. A race,
+/// or a slice computed twice or never, shows up here.
 final class ThreadCountTests: XCTestCase {
     func testTwoThreadsGiveTheOutputsOfOne() throws {
         for (name, model) in try AllocationTests.runnableModels() {

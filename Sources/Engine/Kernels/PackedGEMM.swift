@@ -136,9 +136,9 @@ struct PackedGEMM: Sendable {
     private func singleRow(_ row: Int, _ panelRange: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>,
                            _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                            _ activation: ActivationClamp, _ output: TileEpilogue?) {
-        let wholePanels = panelRange.lowerBound..<min(panelRange.upperBound, columns / Self.panelWidth)
+        let wholePanelsEnd = min(panelRange.upperBound, columns / Self.panelWidth)
         var panel = panelRange.lowerBound
-        while panel + 4 <= wholePanels.upperBound {
+        while panel + 4 <= wholePanelsEnd {
             let column0 = panel * Self.panelWidth
             rowTile4(a + row * lda, panels + panel * depth * Self.panelWidth, bias + column0, c + row * ldc + column0, activation)
             if let output {

@@ -1,7 +1,7 @@
 /// Splits a kernel's independent work (output rows, pixels, elements) over the interpreter's threads.
 ///
-/// The slices run on the process's ``WorkerPool`` (the calling thread takes part); with OpenBLAS kept
-/// single-threaded (see `ExecutionPlan`), each core runs one thread and nothing oversubscribes.
+/// The parts run on the process's ``WorkerPool`` (part 0 on the calling thread); with OpenBLAS kept
+/// single-threaded (see `ExecutionPlan`), each core runs one part and nothing oversubscribes.
 struct Parallel: Sendable {
     /// Parts a kernel's work is split into: the interpreter's threads, at most one per pool thread.
     let threads: Int
@@ -10,11 +10,7 @@ struct Parallel: Sendable {
         self.threads = max(1, min(threads, WorkerPool.shared.workerCount + 1))
     }
 
-    /// Calls `loop.run` on contiguous, disjoint slices of 0..<count, one per thread (fewer threads when `count` is
-    /// below `minimumPerThread` per thread); a thread done with its slice takes over one whose thread has not
-    /// started yet (see ``WorkerPool/run(parts:_:)``). Finer slices, for finer taking-over, measured no better on
-    /// this 2-core host: four per thread made pose detector and hand landmarks 1–3 % slower at two threads (each
-    /// slice re-reads the filter panels) and added atomics to every operator.
+    /// Calls `loop.run` with `threads` contiguous, disjoint slices of 0..<count (fewer when count is small).
     ///
     /// The loop is a value rather than a closure so that handing it to other threads allocates nothing.
     @inline(__always)
