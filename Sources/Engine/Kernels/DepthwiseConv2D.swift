@@ -355,10 +355,13 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
 
     /// Output columns `columns` of a row whose `taps` × `taps` windows lie inside the input (dilation 1).
     ///
-    /// Four output pixels per step share each tap's weight vector and, at stride 1 or 2, most input vectors, so a
-    /// step loads 28–37 vectors for 36 multiply-adds where one pixel at a time loads two per multiply-add: the
-    /// one-pixel loop was bound by the two loads per cycle, at half the FMA rate. Four accumulators, independent
-    /// from one channel vector to the next, give the out-of-order core enough chains to hide the FMA latency.
+    /// Sixteen channels (one cache line of each input pixel) at a time along the whole row, up to four output pixels
+    /// per step: the window rows a step reads (taps × (taps + 3 × stride) pixels × 64 bytes) stay in L1 for the next
+    /// step, which shares most of them. Walking all channels of four pixels before moving on, as this loop first
+    /// did, put 5 × 8 pixels × 240 channels (38 KB) between reuses and left every load to come from L2. Eight
+    /// accumulators (four pixels × two channel vectors) keep eight independent FMA chains, 25 long, in flight; four
+    /// were latency-bound. The last one to three pixels of a row take a step of their own width (7 × 7 maps: 4 + 3),
+    /// not one pixel at a time.
     @inline(__always)
     private func interior(_ columns: Range<Int>, taps: Int, stride: Int, _ origin: UnsafePointer<Float>, _ rowStep: Int,
                           _ out: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
@@ -370,51 +373,65 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         @inline(__always) func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
             UnsafeMutableRawPointer(p).storeBytes(of: clamp(v), as: SIMD8<Float>.self)
         }
-        var ox = columns.lowerBound
-        while ox &+ 4 <= columns.upperBound {
-            let input = origin + ox &* stride &* pixel
-            let output = out + ox &* channels
-            var c = 0
-            while c < vectorChannels {
-                let b = load(bias + c)
-                var a0 = b, a1 = b, a2 = b, a3 = b
-                for ty in 0..<taps {
-                    let inputRow = input + (ty &* rowStep &+ c), tapRow = w + (ty &* tapRowStep &+ c)
-                    for tx in 0..<taps {
-                        let t = load(tapRow + tx &* channels)
-                        a0.addProduct(load(inputRow + tx &* pixel), t)
-                        a1.addProduct(load(inputRow + (stride &+ tx) &* pixel), t)
-                        a2.addProduct(load(inputRow + (2 &* stride &+ tx) &* pixel), t)
-                        a3.addProduct(load(inputRow + (3 &* stride &+ tx) &* pixel), t)
+        // `pixels` (1–4) output pixels from column `ox`, channels c..<c + 8 × vectors; both are constants where
+        // called, so the unused accumulators fold away.
+        @inline(__always) func step(_ ox: Int, _ c: Int, pixels: Int, vectors: Int) {
+            let input = origin + (ox &* stride &* pixel &+ c), output = out + (ox &* channels &+ c)
+            let b = load(bias + c), d = vectors > 1 ? load(bias + (c &+ 8)) : SIMD8<Float>()
+            var a0 = b, a1 = b, a2 = b, a3 = b, e0 = d, e1 = d, e2 = d, e3 = d
+            for ty in 0..<taps {
+                let inputRow = input + ty &* rowStep, tapRow = w + (ty &* tapRowStep &+ c)
+                for tx in 0..<taps {
+                    let t = load(tapRow + tx &* channels)
+                    let i0 = inputRow + tx &* pixel, i1 = inputRow + (stride &+ tx) &* pixel
+                    let i2 = inputRow + (2 &* stride &+ tx) &* pixel, i3 = inputRow + (3 &* stride &+ tx) &* pixel
+                    a0.addProduct(load(i0), t)
+                    if pixels > 1 { a1.addProduct(load(i1), t) }
+                    if pixels > 2 { a2.addProduct(load(i2), t) }
+                    if pixels > 3 { a3.addProduct(load(i3), t) }
+                    if vectors > 1 {
+                        let u = load(tapRow + (tx &* channels &+ 8))
+                        e0.addProduct(load(i0 + 8), u)
+                        if pixels > 1 { e1.addProduct(load(i1 + 8), u) }
+                        if pixels > 2 { e2.addProduct(load(i2 + 8), u) }
+                        if pixels > 3 { e3.addProduct(load(i3 + 8), u) }
                     }
                 }
-                store(a0, output + c)
-                store(a1, output + (channels &+ c))
-                store(a2, output + (2 &* channels &+ c))
-                store(a3, output + (3 &* channels &+ c))
-                c &+= 8
             }
-            for p in 0..<4 { scalarTail(input + p &* stride &* pixel, output + p &* channels, taps, rowStep, tapRowStep, w, bias, span) }
-            ox &+= 4
+            store(a0, output)
+            if pixels > 1 { store(a1, output + channels) }
+            if pixels > 2 { store(a2, output + 2 &* channels) }
+            if pixels > 3 { store(a3, output + 3 &* channels) }
+            if vectors > 1 {
+                store(e0, output + 8)
+                if pixels > 1 { store(e1, output + (channels &+ 8)) }
+                if pixels > 2 { store(e2, output + (2 &* channels &+ 8)) }
+                if pixels > 3 { store(e3, output + (3 &* channels &+ 8)) }
+            }
         }
-        while ox < columns.upperBound {
-            let input = origin + ox &* stride &* pixel
-            let output = out + ox &* channels
-            var c = 0
-            while c < vectorChannels {
-                var a0 = load(bias + c), a1 = SIMD8<Float>()
-                for ty in 0..<taps {
-                    let inputRow = input + (ty &* rowStep &+ c), tapRow = w + (ty &* tapRowStep &+ c)
-                    for tx in 0..<taps {
-                        let v = load(inputRow + tx &* pixel), t = load(tapRow + tx &* channels)
-                        if (ty &* taps &+ tx) & 1 == 0 { a0.addProduct(v, t) } else { a1.addProduct(v, t) }
-                    }
-                }
-                store(a0 + a1, output + c)
-                c &+= 8
+        @inline(__always) func row(_ c: Int, vectors: Int) {
+            var ox = columns.lowerBound
+            while ox &+ 4 <= columns.upperBound {
+                step(ox, c, pixels: 4, vectors: vectors)
+                ox &+= 4
             }
-            scalarTail(input, output, taps, rowStep, tapRowStep, w, bias, span)
-            ox &+= 1
+            switch columns.upperBound &- ox {
+            case 3: step(ox, c, pixels: 3, vectors: vectors)
+            case 2: step(ox, c, pixels: 2, vectors: vectors)
+            case 1: step(ox, c, pixels: 1, vectors: vectors)
+            default: break
+            }
+        }
+        var c = 0
+        while c &+ 16 <= vectorChannels {
+            row(c, vectors: 2)
+            c &+= 16
+        }
+        if c < vectorChannels { row(c, vectors: 1) }
+        if vectorChannels < span.count {
+            for ox in columns {
+                scalarTail(origin + ox &* stride &* pixel, out + ox &* channels, taps, rowStep, tapRowStep, w, bias, span)
+            }
         }
     }
 
