@@ -14,15 +14,17 @@ let optimizedInDebug: [SwiftSetting] = [
     .unsafeFlags(cpuFlags),
 ]
 
-// Layers, lowest first: Format (model files) → Engine → Vision → Tasks → surfaces (CLI, bench).
+// Layers, lowest first: ModelFormat (model files) → Engine → Imaging → Tasks → surfaces (CLI, bench). Every module
+// name carries the package's prefix: SwiftPM refuses two modules of one name in a dependency graph, and `Vision` is
+// Apple's.
 // A target may depend only on layers below it.
 let package = Package(
     name: "swift-vision-tasks",
     products: [
-        .library(name: "Format", targets: ["Format"]),
-        .library(name: "Engine", targets: ["Engine"]),
-        .library(name: "Vision", targets: ["Vision"]),
+        // One import for task users: VisionTasks re-exports the image types (MPImage) it takes.
         .library(name: "VisionTasks", targets: ["VisionTasks"]),
+        // The bare engine, for running a .tflite model without a task around it.
+        .library(name: "VisionTasksEngine", targets: ["VisionTasksEngine"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -32,57 +34,64 @@ let package = Package(
     targets: [
         // System libraries from Debian; `providers` names the package that supplies each.
         .systemLibrary(
-            name: "CBLAS", path: "Sources/CBLAS", pkgConfig: "openblas",
+            name: "CVisionTasksBLAS", path: "Sources/CVisionTasksBLAS", pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(
-            name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+            name: "CVisionTasksPNG", path: "Sources/CVisionTasksPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
-            name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+            name: "CVisionTasksJPEG", path: "Sources/CVisionTasksJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"])]),
         // zlib inflates deflated zip members (bundles we ship are stored, but users' may not be).
         // zlib1g-dev comes with libpng-dev.
         .systemLibrary(
-            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            name: "CVisionTasksZlib", path: "Sources/CVisionTasksZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "Format", dependencies: ["CZlib"], path: "Sources/Format"),
+        .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib"], path: "Sources/ModelFormat"),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
-        .target(name: "CFloatingPoint", path: "Sources/CFloatingPoint"),
+        .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint"),
         .target(
-            name: "Engine", dependencies: ["Format", "CBLAS", "CFloatingPoint"], path: "Sources/Engine",
+            name: "VisionTasksEngine", dependencies: ["VisionTasksModelFormat", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"], path: "Sources/Engine",
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
-        .target(name: "CJPEGDecoder", dependencies: ["CJPEG"], path: "Sources/CJPEGDecoder"),
-        .target(name: "Vision", dependencies: ["CPNG", "CJPEGDecoder"], path: "Sources/Vision", swiftSettings: optimizedInDebug),
+        .target(name: "CVisionTasksJPEGDecoder", dependencies: ["CVisionTasksJPEG"], path: "Sources/CVisionTasksJPEGDecoder"),
+        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
-        .target(name: "VisionTasks", dependencies: ["Format", "Engine", "Vision"], path: "Sources/Tasks"),
+        .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
 
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "Format", "Engine", "Vision", "VisionTasks",
+                "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["Format", "Engine", "Vision", "VisionTasks", "CBLAS", "AllocationCounter"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksBLAS", "VisionTasksAllocationCounter"],
             path: "Benchmarks/bench"),
 
-        // Test support: the mutation engine shared by the tests and the long-running fuzzer.
-        .target(name: "ModelMutation", dependencies: ["Format"], path: "Tests/Support/ModelMutation"),
-        .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
-        // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
-        .target(name: "AllocationCounter", path: "Tests/Support/AllocationCounter"),
-        .executableTarget(name: "format-fuzz", dependencies: ["Format", "ModelMutation"], path: "Tests/Fuzz/format-fuzz"),
+        // The guides' Swift snippets (../shared/seeds) with only the import changed, built in both language modes
+        // from the same files (the Swift 5 folder links to the Swift 6 one); SeedSnippetTests runs both.
+        .executableTarget(name: "seed-snippets", dependencies: ["VisionTasks"], path: "Examples/SeedSnippets"),
+        .executableTarget(
+            name: "seed-snippets-swift5", dependencies: ["VisionTasks"], path: "Examples/SeedSnippetsSwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
 
-        .testTarget(name: "FormatTests", dependencies: ["Format", "ModelMutation", "TestSupport"], path: "Tests/FormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "Vision", "TestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "VisionTests", dependencies: ["Vision", "Format", "CZlib", "TestSupport"], path: "Tests/VisionTests"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Format", "TestSupport", "AllocationCounter"], path: "Tests/EngineTests"),
+        // Test support: the mutation engine shared by the tests and the long-running fuzzer.
+        .target(name: "VisionTasksModelMutation", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/ModelMutation"),
+        .target(name: "VisionTasksTestSupport", path: "Tests/Support/TestSupport"),
+        // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
+        .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
+        .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
+
+        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport"], path: "Tests/ImagingTests"),
+        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter"], path: "Tests/EngineTests"),
         .testTarget(
-            name: "SystemLibraryTests", dependencies: ["CBLAS", "CPNG", "CJPEG", "CZlib"],
+            name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],
             path: "Tests/SystemLibraryTests"),
     ]
 )

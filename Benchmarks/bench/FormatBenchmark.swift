@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 import Foundation
 
 /// Time to open a bundle and read every member's graph and metadata: what a task pays at load before any

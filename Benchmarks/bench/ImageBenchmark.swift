@@ -1,5 +1,5 @@
 import Foundation
-import Vision
+import VisionTasksImaging
 
 /// Decode an image and sample a letterboxed region into a float tensor: the pre-processing every task pays
 /// per frame (decode only for files). Beside it, when OpenCV and Pillow are in the project venv, the same work as

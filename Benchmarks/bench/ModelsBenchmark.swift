@@ -1,8 +1,8 @@
-import AllocationCounter
-import CBLAS
+import VisionTasksAllocationCounter
+import CVisionTasksBLAS
 import Dispatch
-import Engine
-import Format
+import VisionTasksEngine
+import VisionTasksModelFormat
 import Foundation
 
 /// `bench models`: each float model with our engine and with LiteRT (XNNPACK) in the same run, on the same input,

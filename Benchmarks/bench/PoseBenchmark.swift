@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Vision
+import VisionTasksImaging
 import VisionTasks
 
 /// `bench pose`: the pose landmarker end to end, per stage, in image, video or live-stream mode.

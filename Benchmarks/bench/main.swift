@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 import Foundation
 
 // `swift run -c release bench <job>`: `pose` (the main job), `models`, `format`, `image`.

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Constant tensors, copied out of the model into aligned memory at load, and the results of folding.
 ///

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Why a model cannot be prepared or run.
 public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import CBLAS
-import Format
+import CVisionTasksBLAS
+import VisionTasksModelFormat
 
 /// A model prepared to run: constants loaded and folded, a kernel per remaining operator, the arena planned.
 ///

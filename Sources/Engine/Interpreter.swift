@@ -1,6 +1,6 @@
-import CFloatingPoint
+import CVisionTasksFloatingPoint
 import Dispatch
-import Format
+import VisionTasksModelFormat
 import Foundation
 
 /// Name, shape and type of a model input or output.

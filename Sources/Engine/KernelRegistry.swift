@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Maps an operator to its prepared kernel; the one place that knows which operators we run.
 enum KernelRegistry {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Everything a kernel factory may look at while preparing one operator.
 struct OperatorContext {

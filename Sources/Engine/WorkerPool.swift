@@ -1,4 +1,4 @@
-import CFloatingPoint
+import CVisionTasksFloatingPoint
 import Foundation
 import Synchronization
 

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Format
+import VisionTasksModelFormat
 import Foundation
-import Vision
+import VisionTasksImaging
 
 struct ImageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

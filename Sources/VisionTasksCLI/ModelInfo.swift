@@ -1,5 +1,5 @@
 import ArgumentParser
-import Format
+import VisionTasksModelFormat
 import Foundation
 
 struct ModelInfo: ParsableCommand {

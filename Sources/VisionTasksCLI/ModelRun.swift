@@ -1,6 +1,6 @@
 import ArgumentParser
-import Engine
-import Format
+import VisionTasksEngine
+import VisionTasksModelFormat
 import Foundation
 
 struct ModelRun: ParsableCommand {

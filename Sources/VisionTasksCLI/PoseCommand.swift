@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Vision
+import VisionTasksImaging
 import VisionTasks
 
 struct PoseCommand: ParsableCommand {

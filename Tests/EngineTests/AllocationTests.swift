@@ -1,8 +1,8 @@
-import AllocationCounter
+import VisionTasksAllocationCounter
 import Dispatch
-import Engine
-import Format
-import TestSupport
+import VisionTasksEngine
+import VisionTasksModelFormat
+import VisionTasksTestSupport
 import XCTest
 
 /// Issue #3: after warm-up an invoke allocates nothing, on one thread or several. Every malloc of the process

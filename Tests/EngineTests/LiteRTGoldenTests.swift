@@ -1,7 +1,7 @@
-import Engine
-import Format
+import VisionTasksEngine
+import VisionTasksModelFormat
 import Foundation
-import TestSupport
+import VisionTasksTestSupport
 import XCTest
 
 /// Every float model, operator by operator and end to end, against LiteRT on real inputs

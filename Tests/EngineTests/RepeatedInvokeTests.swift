@@ -1,5 +1,5 @@
-import Engine
-import Format
+import VisionTasksEngine
+import VisionTasksModelFormat
 import XCTest
 
 /// Inputs set once stay valid for any number of invokes (LiteRT keeps graph inputs out of the arena's reuse;

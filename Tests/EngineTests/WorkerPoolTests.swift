@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Engine
-import Format
-import TestSupport
+import VisionTasksEngine
+import VisionTasksModelFormat
+import VisionTasksTestSupport
 import XCTest
 
 /// Interpreters on different threads share one worker pool: whoever finds it busy runs its parts alone. The

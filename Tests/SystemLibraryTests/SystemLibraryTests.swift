@@ -1,7 +1,7 @@
-import CBLAS
-import CJPEG
-import CPNG
-import CZlib
+import CVisionTasksBLAS
+import CVisionTasksJPEG
+import CVisionTasksPNG
+import CVisionTasksZlib
 import XCTest
 
 /// The Debian libraries the package links are found and callable (headers via pkg-config, symbols at link).

@@ -1,7 +1,7 @@
 import Foundation
-import Vision
+import VisionTasksImaging
 import VisionTasks
-import TestSupport
+import VisionTasksTestSupport
 import XCTest
 
 final class PoseLandmarkerAPITests: XCTestCase {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// CONCATENATION along one axis (negative axes count from the end).
 struct ConcatenationKernel: Kernel {

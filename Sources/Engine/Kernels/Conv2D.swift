@@ -1,5 +1,5 @@
-import CBLAS
-import Format
+import CVisionTasksBLAS
+import VisionTasksModelFormat
 
 /// CONV_2D: NHWC input, OHWI filter, per-output-channel bias.
 ///

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Output size and leading padding of a windowed operator (convolution, depthwise, pooling) along one axis,
 /// as TFLite computes them (`ComputePaddingHeightWidth`): SAME pads so that out = ceil(in / stride), putting

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// RESHAPE, SQUEEZE, EXPAND_DIMS and other operators that keep the bytes and change only the shape.
 struct CopyKernel: Kernel {

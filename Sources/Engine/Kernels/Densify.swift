@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// DENSIFY: expands a constant sparse tensor (TFLite's TACO-style encoding) to its dense shape.
 ///

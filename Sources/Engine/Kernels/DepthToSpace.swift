@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// DEPTH_TO_SPACE: out[n, h·b + dy, w·b + dx, c] = in[n, h, w, (dy·b + dx)·C + c].
 struct DepthToSpaceKernel: Kernel {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// DEPTHWISE_CONV_2D: output channel `c × multiplier + m` filters input channel `c` with its own kh × kw taps.
 struct DepthwiseConv2DKernel: EpilogueFusable {

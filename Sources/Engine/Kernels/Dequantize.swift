@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// DEQUANTIZE to float32: from float16, or from int8/uint8/int16 with per-tensor or per-channel affine parameters.
 /// Usually folded at load (the float models keep fp16 weights behind it).

@@ -1,5 +1,5 @@
 import Foundation
-import Format
+import VisionTasksModelFormat
 
 /// ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, POW and PRELU over broadcast float inputs.
 struct ElementwiseBinaryKernel: Kernel {

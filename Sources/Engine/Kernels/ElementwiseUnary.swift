@@ -1,5 +1,5 @@
 import Foundation
-import Format
+import VisionTasksModelFormat
 
 /// One-input elementwise functions: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH, NEG, ABS, SQRT,
 /// RSQRT, EXP, LOG, SQUARE.

@@ -1,5 +1,5 @@
-import CBLAS
-import Format
+import CVisionTasksBLAS
+import VisionTasksModelFormat
 
 /// FULLY_CONNECTED: rows of the input (all dimensions but the last flattened) times the [out, in] weights.
 struct FullyConnectedKernel: Kernel {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// GATHER along one axis (batch_dims 0): out = params[..., indices, ...]. Indices outside the axis give zeros
 /// (TFLite reports an error there; a kernel at run time has no way to, and zeros keep the output defined).

@@ -1,5 +1,5 @@
 import Foundation
-import Format
+import VisionTasksModelFormat
 
 /// The addresses of every tensor of a subgraph for one run, plus the shared scratch area.
 ///

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// PAD and PADV2: constant padding (zero, or PADV2's scalar) given as a constant [rank, 2] tensor.
 struct PadKernel: Kernel {

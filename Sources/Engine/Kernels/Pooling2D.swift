@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// MAX_POOL_2D and AVERAGE_POOL_2D. The average counts only window positions inside the input, as TFLite does.
 struct Pooling2DKernel: Kernel {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD over constant axes (negative axes count from the end,
 /// repeats ignored); `keep_dims` changes only the output shape.

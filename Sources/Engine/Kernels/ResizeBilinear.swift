@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// RESIZE_BILINEAR with TFLite's sampling rules (`ComputeInterpolationValues` in its reference kernel):
 /// scale = in/out, or (in−1)/(out−1) with align_corners; half-pixel centres sample at (o + ½)·scale − ½;

@@ -1,5 +1,5 @@
 import Foundation
-import Format
+import VisionTasksModelFormat
 
 /// SOFTMAX over the last dimension: exp(β·(x − max)) / Σ.
 struct SoftmaxKernel: Kernel {

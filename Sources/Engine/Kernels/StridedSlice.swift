@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// STRIDED_SLICE with constant begin/end/strides, following TFLite's `strided_slice_logic.h`: masked ends take
 /// the whole axis, negative indices count from the end, starts and stops clamp to the axis, and shrunk axes take

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// TRANSPOSE by a constant permutation: output dimension d is input dimension perm[d].
 struct TransposeKernel: Kernel {

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// MediaPipe's custom `Convolution2DTransposeBias` (selfie segmentation): a transposed convolution plus bias.
 ///

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// UNPACK: splits the input along `axis` into `num` outputs, each without that dimension.
 struct UnpackKernel: Kernel {

@@ -1,47 +1,56 @@
 import Foundation
-import Format
-import Vision
+import VisionTasksModelFormat
 
-/// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time.
-final class PosePipeline {
-    let options: PoseLandmarkerOptions
-    let detector: ModelRunner
-    let landmarker: ModelRunner
+/// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time, with its
+/// video-mode state (tracked regions, smoothing).
+final class PosePipeline: TaskPipeline {
+    let options: PoseLandmarkerOptions.Values
+    let detectorRunner: TensorRunner
+    let landmarkRunner: TensorRunner
+    let detector: ImageInput
+    let landmarker: ImageInput
     let decoder: DetectionDecoder
+    private var tracker: RegionTracker
+    private var smoothing: PoseSmoothing?
 
     // Constants of MediaPipe's pose_detector_graph.cc and pose_landmarks_detector_graph.cc.
     static let landmarkCount = 39
     static let poseLandmarkCount = 33
     static let suppressionThreshold: Float = 0.5
-    /// From keypoint 0 (hips centre) to keypoint 1 (above the head): the vector between them points up.
-    static let region = RegionFromKeypoints(targetAngle: .pi / 2, scale: 1.25, squareLong: true)
+    /// Detector keypoint 0 (hips centre) to keypoint 1 (above the head): the vector between them points up.
+    static let regionFromDetection = RegionFromDetection(shape: .alignmentPoints, startKeypoint: 0, endKeypoint: 1, targetAngle: .pi / 2)
+    static let regionTransformation = RegionTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true)
 
-    init(bundle: TaskBundle, options: PoseLandmarkerOptions) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: PoseLandmarkerOptions.Values) throws(VisionTaskError) {
         self.options = options
         for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
             guard (try? bundle.member(member)) != nil else {
                 throw .wrongModel("a pose landmarker bundle holds \(member); this one has \(bundle.memberPaths)")
             }
         }
+        detectorRunner = try TensorRunner(bundle: bundle, member: "pose_detector.tflite")
+        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite")
         // Legacy graphs feed the detector [-1, 1] and the landmark model [0, 1]; metadata overrides both.
-        detector = try ModelRunner(bundle: bundle, member: "pose_detector.tflite", defaultRange: -1...1)
-        landmarker = try ModelRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", defaultRange: 0...1)
+        detector = try ImageInput(detectorRunner, defaultRange: -1...1)
+        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
         let anchors = SSDAnchors.generate(SSDAnchorOptions(
             inputWidth: 224, inputHeight: 224, minScale: 0.1484375, maxScale: 0.75, strides: [8, 16, 32, 32, 32], aspectRatios: [1]))
         decoder = DetectionDecoder(anchors: anchors, coordinateCount: 12, keypointCount: 4, keypointOffset: 4,
                                    scale: SIMD4(repeating: 224), scoreClipping: 100, minimumScore: options.minPoseDetectionConfidence)
-        let outputs = landmarker.interpreter.outputs
-        guard detector.inputWidth == 224, detector.inputHeight == 224,
-              detector.interpreter.outputs.map(\.elementCount) == [anchors.count * 12, anchors.count],
+        let outputs = landmarkRunner.interpreter.outputs
+        guard detector.width == 224, detector.height == 224,
+              detectorRunner.interpreter.outputs.map(\.elementCount) == [anchors.count * 12, anchors.count],
               outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
         }
+        tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence)
+        // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
+        if options.numPoses == 1, options.runningMode != .image { smoothing = PoseSmoothing() }
     }
 
-    /// Pose regions from the detector, best first.
     /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
     var timings: (detector: StageTimings, landmarks: StageTimings) {
-        var d = detector.timings, l = landmarker.timings
+        var d = detectorRunner.timings, l = landmarkRunner.timings
         d.postprocessing = detectorPost
         l.postprocessing = landmarkPost
         return (d, l)
@@ -49,6 +58,28 @@ final class PosePipeline {
     private var detectorPost: Double = 0
     private var landmarkPost: Double = 0
 
+    func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
+        let rects = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
+        var poses: [PoseEstimate] = []
+        for rect in rects {
+            if let pose = try landmarks(image, rect: rect) { poses.append(pose) }
+        }
+        if let timestamp {
+            tracker.track(poses.map(\.nextRect))
+            if smoothing != nil {
+                if let pose = poses.first {
+                    poses[0] = smoothing!.apply(pose, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
+                } else {
+                    smoothing!.noPose()
+                }
+            }
+        }
+        return PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
+                                    segmentationMasks: options.outputSegmentationMasks ? poses.compactMap(\.mask) : nil,
+                                    timestampInMilliseconds: timestamp ?? 0)
+    }
+
+    /// Pose regions from the detector, best first.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
         let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
         // The detector letterboxes with zeros (pose_detector_graph.cc sets BORDER_ZERO).
@@ -56,38 +87,20 @@ final class PosePipeline {
                                          keepAspectRatio: true, border: .zero)
         let post = now()
         defer { detectorPost += Double(now() - post) / 1e6 }
-        let boxes = try detector.output(0), scores = try detector.output(1)
+        let boxes = try detectorRunner.output(0), scores = try detectorRunner.output(1)
         let kept = NonMaxSuppression.weighted(decoder.decode(boxes: boxes, scores: scores), threshold: Self.suppressionThreshold)
         let p = transform.padding
         let lr = Float(p.left + p.right), tb = Float(p.top + p.bottom)
+        // Letterbox removal (DetectionLetterboxRemovalCalculator), then the alignment-point region.
+        let unpad = { (k: SIMD2<Float>) in SIMD2((k.x - Float(p.left)) / (1 - lr), (k.y - Float(p.top)) / (1 - tb)) }
         return kept.map { detection in
-            // Letterbox removal (DetectionLetterboxRemovalCalculator), then the alignment-point region.
-            let unpad = { (k: SIMD2<Float>) in SIMD2((k.x - Float(p.left)) / (1 - lr), (k.y - Float(p.top)) / (1 - tb)) }
-            return Self.region.rect(start: unpad(detection.keypoints[0]), end: unpad(detection.keypoints[1]),
-                                    imageWidth: image.width, imageHeight: image.height)
+            region(start: unpad(detection.keypoints[0]), end: unpad(detection.keypoints[1]), image: image)
         }
     }
 
-    func process(_ image: MPImage, tracked: [NormalizedRect], useTracking: Bool) throws(VisionTaskError) -> PoseFrameOutput {
-        var rects = tracked
-        if !useTracking || tracked.count < options.numPoses {
-            let detected = try detect(image)
-            if useTracking {
-                // AssociationNormRectCalculator: a detection replaces every tracked region it overlaps.
-                for rect in detected {
-                    rects.removeAll { $0.intersectionOverUnion(rect) > options.minTrackingConfidence }
-                    rects.append(rect)
-                }
-            } else {
-                rects = detected
-            }
-        }
-        var poses: [PoseEstimate] = []
-        for rect in rects.prefix(options.numPoses) {
-            if let pose = try landmarks(image, rect: rect) { poses.append(pose) }
-        }
-        return PoseFrameOutput(poses: poses, nextRects: poses.map(\.nextRect),
-                               includeMasks: options.outputSegmentationMasks)
+    private func region(start: SIMD2<Float>, end: SIMD2<Float>, image: MPImage) -> NormalizedRect {
+        let rect = Self.regionFromDetection.rect(start: start, end: end, imageWidth: image.width, imageHeight: image.height)
+        return Self.regionTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
     }
 
     /// Runs the landmark model on one region; nil when the model says no pose is there.
@@ -97,10 +110,10 @@ final class PosePipeline {
                                            keepAspectRatio: false, border: .replicate)
         let post = now()
         defer { landmarkPost += Double(now() - post) / 1e6 }
-        let presence = try landmarker.output(1).first ?? 0
+        let presence = try landmarkRunner.output(1).first ?? 0
         guard presence > options.minPosePresenceConfidence else { return nil }
-        let raw = try landmarker.output(0)
-        let width = Float(landmarker.inputWidth), height = Float(landmarker.inputHeight)
+        let raw = try landmarkRunner.output(0)
+        let width = Float(landmarker.width), height = Float(landmarker.height)
         var points: [SIMD3<Float>] = []
         var visibility: [Float] = [], presences: [Float] = []
         for i in 0..<Self.landmarkCount {
@@ -109,8 +122,8 @@ final class PosePipeline {
             visibility.append(1 / (1 + expf(-raw[o + 3])))
             presences.append(1 / (1 + expf(-raw[o + 4])))
         }
-        let heatmapShape = landmarker.interpreter.outputs[3].shape
-        let heatmap = try landmarker.output(3)
+        let heatmapShape = landmarkRunner.interpreter.outputs[3].shape
+        let heatmap = try landmarkRunner.output(3)
         if heatmapShape.count == 4 {
             heatmap.withUnsafeBufferPointer {
                 HeatmapRefinement().refine(&points, heatmap: $0, height: heatmapShape[1], width: heatmapShape[2], channels: heatmapShape[3])
@@ -122,21 +135,28 @@ final class PosePipeline {
         let landmarks = (0..<Self.poseLandmarkCount).map { i in
             NormalizedLandmark(x: projected[i].x, y: projected[i].y, z: projected[i].z, visibility: visibility[i], presence: presences[i])
         }
-        let worldRaw = try landmarker.output(4)
+        let worldRaw = try landmarkRunner.output(4)
         let world = (0..<Self.poseLandmarkCount).map { i in
             let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
             return Landmark(x: q.x, y: q.y, z: q.z, visibility: visibility[i], presence: presences[i])
         }
         let auxiliary = (projected[33], projected[34])
-        let nextRect = Self.region.rect(start: SIMD2(auxiliary.0.x, auxiliary.0.y), end: SIMD2(auxiliary.1.x, auxiliary.1.y),
-                                        imageWidth: image.width, imageHeight: image.height)
+        let nextRect = region(start: SIMD2(auxiliary.0.x, auxiliary.0.y), end: SIMD2(auxiliary.1.x, auxiliary.1.y), image: image)
         var mask: Mask?
         if options.outputSegmentationMasks {
-            let shape = landmarker.interpreter.outputs[2].shape
-            mask = MaskProjection.project(logits: try landmarker.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
+            let shape = landmarkRunner.interpreter.outputs[2].shape
+            mask = MaskProjection.project(logits: try landmarkRunner.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
                                           maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
                                           imageWidth: image.width, imageHeight: image.height)
         }
         return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect)
     }
+}
+
+/// One pose found in one frame, before results are assembled.
+struct PoseEstimate {
+    var landmarks: [NormalizedLandmark]
+    var world: [Landmark]
+    var mask: Mask?
+    var nextRect: NormalizedRect
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Format
-import ModelMutation
+import VisionTasksModelFormat
+import VisionTasksModelMutation
 
 // Long-running mutation fuzzer for the Format layer (the test suite runs a fixed 10,000+ of the same mutants).
 // Usage: swift run -c release format-fuzz [--iterations N] [--seed S] FILE...

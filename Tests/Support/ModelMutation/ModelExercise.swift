@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// Runs every reader of the Format layer over one file, the way a task would at load: bundle members, each
 /// model's graph, its metadata and label files, custom options as FlexBuffers, and the `model info` summary.

@@ -1,4 +1,4 @@
-import Format
+import VisionTasksModelFormat
 
 /// SplitMix64: a small, seedable generator so that every mutant can be reproduced from its seed.
 public struct SplitMix64: RandomNumberGenerator {

@@ -1,0 +1,38 @@
+import VisionTasksModelFormat
+
+/// A model's image input: its size, and the value range its metadata asks for. Samples a region of an ``MPImage``
+/// straight into the model's input tensor (MediaPipe's ImageToTensorCalculator).
+struct ImageInput {
+    let runner: TensorRunner
+    let width: Int
+    let height: Int
+    let range: ClosedRange<Float>
+
+    /// - Parameter defaultRange: used when the model carries no normalization metadata (MediaPipe's legacy graphs'
+    ///   value for that model).
+    init(_ runner: TensorRunner, defaultRange: ClosedRange<Float>) throws(VisionTaskError) {
+        guard let input = runner.interpreter.inputs.first, input.shape.count == 4, input.shape[3] == 3, input.type == .float32 else {
+            throw .wrongModel("\(runner.member) does not take one float32 RGB image")
+        }
+        self.runner = runner
+        height = input.shape[1]
+        width = input.shape[2]
+        var range = defaultRange
+        if let normalization = runner.metadata?.subgraphs.first?.inputTensors.first?.normalization,
+           let mean = normalization.mean.first, let std = normalization.std.first, std != 0 {
+            range = ImageToTensorOptions.range(mean: mean, std: std)
+        }
+        self.range = range
+    }
+
+    /// Samples `region` of `image` into the model's input and runs the model.
+    func run(_ image: MPImage, region: RegionOfInterest, keepAspectRatio: Bool,
+             border: ImageToTensorOptions.Border) throws(VisionTaskError) -> TensorToImageTransform {
+        let options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: keepAspectRatio, border: border, range: range)
+        let transform = try runner.withInputFloats(0) { buffer in
+            try ImageToTensor.write(image, region: region, options: options, into: buffer)
+        }
+        runner.invoke()
+        return transform
+    }
+}

@@ -1,0 +1,64 @@
+import Dispatch
+import VisionTasksEngine
+import VisionTasksModelFormat
+
+/// Where a task's time goes, accumulated over calls (for `bench`).
+package struct StageTimings: Sendable {
+    package var preprocessing: Double = 0
+    package var inference: Double = 0
+    package var postprocessing: Double = 0
+    package var calls = 0
+
+    package init() {}
+}
+
+@inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// One model of a task: its interpreter, its metadata and the time spent on it. Tasks fill its inputs — from an
+/// image through ``ImageInput``, or from other tensors (blendshapes and gestures take landmarks) — run it and read
+/// its outputs.
+final class TensorRunner {
+    var timings = StageTimings()
+    let interpreter: Interpreter
+    /// The model's TFLite metadata, when it has any.
+    let metadata: ModelMetadata?
+    let member: String
+
+    /// Loads `member` of `bundle`. Damaged metadata is an error, not silence: a model whose normalization or labels
+    /// cannot be read would otherwise run with the wrong ones.
+    init(bundle: TaskBundle, member: String) throws(VisionTaskError) {
+        let model: TFLiteModel
+        do { model = try bundle.model(member) } catch { throw .model(error) }
+        do { metadata = try model.modelMetadata() } catch { throw .model(error) }
+        do { interpreter = try Interpreter(model: model) } catch { throw .engine(error) }
+        self.member = member
+    }
+
+    /// Fills float input `index` in place; `body`'s time counts as pre-processing.
+    func withInputFloats<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws(VisionTaskError) -> R {
+        let start = now()
+        defer { timings.preprocessing += Double(now() - start) / 1e6 }
+        do {
+            return try interpreter.withInputFloats(index, body)
+        } catch let error as VisionTaskError {
+            throw error
+        } catch let error as ImageError {
+            throw .image(error)
+        } catch let error as EngineError {
+            throw .engine(error)
+        } catch {
+            throw .wrongModel("\(member): \(error)")
+        }
+    }
+
+    func invoke() {
+        let start = now()
+        interpreter.invoke()
+        timings.inference += Double(now() - start) / 1e6
+        timings.calls += 1
+    }
+
+    func output(_ index: Int) throws(VisionTaskError) -> [Float] {
+        do { return try interpreter.outputFloats(index) } catch { throw .engine(error) }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Moving landmarks between the model's crop and the image (MediaPipe's letterbox-removal and projection
+/// calculators).
+enum LandmarkProjection {
+    /// From the letterboxed tensor to the region: x, y rescaled to the content, z scaled like x.
+    static func removeLetterbox(_ p: SIMD3<Float>, padding: (left: Float, top: Float, right: Float, bottom: Float)) -> SIMD3<Float> {
+        let lr = padding.left + padding.right, tb = padding.top + padding.bottom
+        return SIMD3((p.x - padding.left) / (1 - lr), (p.y - padding.top) / (1 - tb), p.z / (1 - lr))
+    }
+
+    /// From the region (normalized to it) to the image (normalized to it), rotating about the region's centre.
+    static func project(_ p: SIMD3<Float>, through rect: NormalizedRect) -> SIMD3<Float> {
+        let x = p.x - 0.5, y = p.y - 0.5
+        let c = cosf(rect.rotation), s = sinf(rect.rotation)
+        return SIMD3((c * x - s * y) * rect.width + rect.xCenter, (s * x + c * y) * rect.height + rect.yCenter, p.z * rect.width)
+    }
+
+    /// World landmarks turn with the region but keep their metric scale.
+    static func rotateWorld(_ p: SIMD3<Float>, by rotation: Float) -> SIMD3<Float> {
+        let c = cosf(rotation), s = sinf(rotation)
+        return SIMD3(c * p.x - s * p.y, s * p.x + c * p.y, p.z)
+    }
+}

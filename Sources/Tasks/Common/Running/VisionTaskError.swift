@@ -1,0 +1,39 @@
+import VisionTasksEngine
+import VisionTasksModelFormat
+import VisionTasksImaging
+
+/// Errors of the vision tasks' API, as typed as MediaPipe's status codes.
+public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An option outside its allowed range (e.g. a confidence above 1, `numPoses` below 1).
+    case invalidOption(name: String, reason: String)
+    /// A method that does not belong to the task's running mode (e.g. `detect(image:)` in video mode).
+    case wrongRunningMode(method: String, runningMode: RunningMode)
+    /// Video and live-stream timestamps must strictly increase.
+    case nonIncreasingTimestamp(previous: Int, current: Int)
+    /// Live-stream mode needs a delegate to deliver results to.
+    case missingLiveStreamDelegate
+    /// The model file or bundle could not be read.
+    case model(FormatError)
+    /// The model could not be prepared or run.
+    case engine(EngineError)
+    /// The bundle is readable but is not the model this task needs.
+    case wrongModel(String)
+    case image(ImageError)
+    /// The task was closed (``PoseLandmarker/close()``); it takes no more input.
+    case taskClosed
+
+    public var description: String {
+        switch self {
+        case let .invalidOption(name, reason): return "invalid option `\(name)`: \(reason)"
+        case let .wrongRunningMode(method, mode): return "`\(method)` cannot be used in \(mode) running mode"
+        case let .nonIncreasingTimestamp(previous, current):
+            return "timestamp \(current) ms is not greater than the previous one (\(previous) ms)"
+        case .missingLiveStreamDelegate: return "live-stream mode needs a live-stream delegate"
+        case let .model(error): return "\(error)"
+        case let .engine(error): return "\(error)"
+        case let .wrongModel(reason): return "wrong model for this task: \(reason)"
+        case let .image(error): return "\(error)"
+        case .taskClosed: return "the task was closed and takes no more input"
+        }
+    }
+}
