@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""How far MediaPipe 0.10.14's single-pose video tracking moves when one pixel of each frame changes by one level.
+
+With numPoses 1 the landmark model's region for each frame comes from the previous frame's landmarks, and that loop
+amplifies differences in the last bits (a heatmap window that moves by one cell moves the next region, and so on):
+two implementations whose arithmetic differs at float rounding cannot agree frame by frame beyond this spread.
+This measures it on MediaPipe itself, the yardstick for our own distance to MediaPipe on pose_video_single.json.
+
+    .cache/mediapipe/bin/python tools/mediapipe_tracking_spread.py [SHARED_DIR] > Tests/Fixtures/pose_tracking_spread.json
+
+For each nudge (one pixel's red channel XOR 1 in every frame), per frame: the mean over the 33 landmarks of |Δx|,
+|Δy| and of the world-landmark distance (metres), and the largest |Δvisibility| and |Δpresence|, between the nudged
+run and the unmodified one, on the clip's first 90 frames (the frames of pose_video_single.json).
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import mediapipe as mp
+from mediapipe.tasks import python as mpt
+from mediapipe.tasks.python import vision
+
+FRAMES = 90
+NUDGES = [(360, 640), (100, 100), (600, 1200), (200, 900)]  # (row, column)
+
+
+def main():
+    shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+    clip = os.path.join(shared, "videos", "full_body_juggle.mp4")
+    model = os.path.join(shared, "models", "pose_landmarker_lite.task")
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=width,height,r_frame_rate", "-of", "json", clip], capture_output=True, check=True)
+    stream = json.loads(probe.stdout)["streams"][0]
+    width, height = stream["width"], stream["height"]
+    num, den = map(int, stream["r_frame_rate"].split("/"))
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", clip, "-frames:v", str(FRAMES), "-f", "rawvideo",
+                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    frames = np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)
+
+    def run(nudge):
+        landmarker = vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
+            base_options=mpt.BaseOptions(model_asset_path=model), running_mode=vision.RunningMode.VIDEO, num_poses=1))
+        out = []
+        for i, frame in enumerate(frames):
+            if nudge:
+                frame = frame.copy()
+                frame[nudge[0], nudge[1], 0] ^= 1
+            result = landmarker.detect_for_video(mp.Image(image_format=mp.ImageFormat.SRGB, data=frame),
+                                                 round(i * 1000 * den / num))
+            out.append((result.pose_landmarks[0], result.pose_world_landmarks[0]))
+        landmarker.close()
+        return out
+
+    base = run(None)
+    runs = []
+    for nudge in NUDGES:
+        other = run(nudge)
+        frames_out = []
+        for (a, aw), (b, bw) in zip(base, other):
+            frames_out.append({
+                "x": float(np.mean([abs(p.x - q.x) for p, q in zip(a, b)])),
+                "y": float(np.mean([abs(p.y - q.y) for p, q in zip(a, b)])),
+                "world": float(np.mean([np.linalg.norm([p.x - q.x, p.y - q.y, p.z - q.z]) for p, q in zip(aw, bw)])),
+                "visibility": float(max(abs(p.visibility - q.visibility) for p, q in zip(a, b))),
+                "presence": float(max(abs(p.presence - q.presence) for p, q in zip(a, b))),
+            })
+        runs.append({"pixel": list(nudge), "frames": frames_out})
+    json.dump({"mediapipeVersion": mp.__version__, "clip": "full_body_juggle.mp4", "model": "pose_landmarker_lite.task",
+               "numPoses": 1, "nudges": runs}, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()
