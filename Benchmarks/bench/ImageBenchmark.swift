@@ -27,7 +27,6 @@ enum ImageBenchmark {
                 tensorSamples.append(Double(done - decoded) / 1e6)
             }
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         print("image: \(path) (\(width)×\(height)) → \(size)×\(size) letterboxed float tensor, median of \(repeats)")
         print(String(format: "ours:   decode_ms=%.2f tensor_ms=%.2f total_ms=%.2f", median(decodeSamples), median(tensorSamples),
                      median(decodeSamples) + median(tensorSamples)))

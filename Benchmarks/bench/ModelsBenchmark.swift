@@ -76,11 +76,6 @@ enum ModelsBenchmark {
         }
     }
 
-    static func median(_ samples: [Double]) -> Double {
-        let sorted = samples.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
     /// The same fixed pseudo-random input for both engines: floats uniform in [0, 1) (an image tensor's range
     /// after the usual normalisation), zero bytes for other types.
     static func sampleInput(count: Int, type: TensorType) -> [UInt8] {

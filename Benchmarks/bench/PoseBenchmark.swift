@@ -55,52 +55,91 @@ enum PoseBenchmark {
         let landmarker = try PoseLandmarker(options: options)
         print("pose: \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), numPoses 1 (MediaPipe's default)")
 
+        // MediaPipe 0.10.14 on the same frames, in its own process; the two take turns (a batch each).
+        let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_pose_time.py",
+                                     arguments: [a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+        if mediapipe == nil {
+            print("MediaPipe is not installed (tools/setup puts mediapipe==0.10.14 into .cache/mediapipe): ours alone")
+        }
+        defer { mediapipe?.close() }
+
         // Warm-up, then measure.
         let warmup = a.mode == "image" ? 3 : 0
         for _ in 0..<warmup { _ = try landmarker.detect(image: first) }
         let before = landmarker.timings
-        let start = DispatchTime.now().uptimeNanoseconds
-        var perFrame: [Double] = []
-        var submitted = 0
+        var frameCount = 0
         if a.mode == "live" {
-            // A source far faster than the pipeline (a frame every millisecond, the clip's frames in a loop):
-            // what gets through is the live stream's throughput.
-            let duration = 3.0
-            while Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < duration {
-                try landmarker.detectAsync(image: frames[submitted % frames.count].0, timestampInMilliseconds: submitted)
-                submitted += 1
-                usleep(1000)
+            // A source far faster than either pipeline (a frame every millisecond, the clip's frames in a loop) for
+            // three seconds a turn: what gets through is the live stream's throughput.
+            var ours: [Double] = [], theirs: [Double] = []
+            var timestamp = 0
+            for _ in 0..<2 {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let delivered = sink.count
+                var submitted = 0
+                while Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 < 3 {
+                    try landmarker.detectAsync(image: frames[submitted % frames.count].0, timestampInMilliseconds: timestamp)
+                    submitted += 1
+                    timestamp += 1
+                    usleep(1000)
+                }
+                landmarker.waitUntilIdle()
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                let results = sink.count - delivered
+                frameCount += results
+                ours.append(Double(results) / elapsed)
+                print(String(format: "live, ours:      %4d of %4d frames answered in %.2f s: %.1f results/s", results, submitted, elapsed, ours.last!))
+                if let reply = mediapipe?.request("3"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }), fields.count == 3 {
+                    theirs.append(fields[1] / fields[2])
+                    print(String(format: "live, MediaPipe: %4d of %4d frames answered in %.2f s: %.1f results/s", Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
+                }
+            }
+            if !theirs.isEmpty {
+                print(String(format: "live: ours %.1f results/s, MediaPipe %.1f results/s: ours / MediaPipe = %.2f × the throughput",
+                             median(ours), median(theirs), median(ours) / median(theirs)))
             }
         } else {
-            for (image, timestamp) in frames {
-                let t0 = DispatchTime.now().uptimeNanoseconds
-                if a.mode == "image" {
-                    _ = try landmarker.detect(image: image)
-                } else {
-                    _ = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+            var ours: [Double] = [], theirs: [Double] = [], ratios: [Double] = []
+            let batch = 10
+            for batchStart in stride(from: 0, to: frames.count, by: batch) {
+                let batchFrames = frames[batchStart..<min(batchStart + batch, frames.count)]
+                var mine: [Double] = []
+                for (image, timestamp) in batchFrames {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    if a.mode == "image" {
+                        _ = try landmarker.detect(image: image)
+                    } else {
+                        _ = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+                    }
+                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 }
-                perFrame.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                ours += mine
+                frameCount += mine.count
+                if let reply = mediapipe?.request("\(batchStart) \(batchFrames.count)") {
+                    let samples = reply.split(separator: " ").compactMap { Double($0) }
+                    if samples.count == batchFrames.count {
+                        theirs += samples
+                        ratios.append(median(mine) / median(samples))
+                    }
+                }
+            }
+            print(String(format: "per frame, ours:      median %.2f ms, mean %.2f ms", median(ours), ours.reduce(0, +) / Double(ours.count)))
+            if !theirs.isEmpty {
+                print(String(format: "per frame, MediaPipe: median %.2f ms, mean %.2f ms", median(theirs), theirs.reduce(0, +) / Double(theirs.count)))
+                print(String(format: "ours / MediaPipe: %.2f (median over %d turns of %d frames each; below 1 is faster)",
+                             median(ratios), ratios.count, batch))
             }
         }
         landmarker.waitUntilIdle()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let after = landmarker.timings
-        let n = Double(a.mode == "live" ? max(sink.count, 1) : frames.count)
+        let n = Double(max(frameCount, 1))
         func stage(_ name: String, _ a: StageTimings, _ b: StageTimings) {
             let calls = b.calls - a.calls
-            print(String(format: "  %-10@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (per frame)", name as NSString, calls,
+            print(String(format: "  %-10@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
                          (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n))
         }
         stage("detector", before.detector, after.detector)
         stage("landmarks", before.landmarks, after.landmarks)
-        if a.mode == "live" {
-            let delivered = sink.count
-            print(String(format: "live: %d of %d frames delivered in %.2f s: %.1f results/s, %d dropped", delivered, submitted, elapsed,
-                         Double(delivered) / elapsed, submitted - delivered))
-        } else {
-            let sorted = perFrame.sorted()
-            print(String(format: "per frame: median %.2f ms, mean %.2f ms; %.1f frames/s", sorted[sorted.count / 2], perFrame.reduce(0, +) / n, n / elapsed))
-        }
         print("peak memory: \(peakResidentMegabytes()) MB")
         // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
         let threads = ProcessInfo.processInfo.activeProcessorCount

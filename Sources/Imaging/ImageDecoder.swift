@@ -36,7 +36,7 @@ enum ImageDecoder {
             throw .corrupt(format: "PNG", message: text)
         }
         let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0, width * height <= MPImage.maximumPixelCount else {
+        guard MPImage.isSupported(width: width, height: height) else {
             png_image_free(&image)
             throw .unsupportedSize(width: width, height: height)
         }

@@ -64,9 +64,24 @@ public struct MPImage: Sendable {
     /// would otherwise ask for 30 GB). 2^28 is 16384 × 16384.
     public static let maximumPixelCount = 1 << 28
 
+    /// Whether a width × height image is within ``maximumPixelCount`` — computed without overflowing, so absurd
+    /// sizes from a header or a caller are refused instead of trapping.
+    static func isSupported(width: Int, height: Int) -> Bool {
+        guard width > 0, height > 0 else { return false }
+        let (count, overflow) = width.multipliedReportingOverflow(by: height)
+        return !overflow && count <= maximumPixelCount
+    }
+
+    /// Bytes a plane of `rows` rows needs: `rowStride × (rows − 1) + rowBytes`, or nil when that overflows.
+    static func planeByteCount(rowStride: Int, rows: Int, rowBytes: Int) -> Int? {
+        let (body, overflow) = rowStride.multipliedReportingOverflow(by: rows - 1)
+        let (total, overflow2) = body.addingReportingOverflow(rowBytes)
+        return overflow || overflow2 ? nil : total
+    }
+
     init(width: Int, height: Int, format: PixelFormat, planes: [Plane], orientation: ImageOrientation, exifOrientation: Int?) throws(ImageError) {
         guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }
-        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+        guard Self.isSupported(width: width, height: height) else {
             throw .unsupportedSize(width: width, height: height)
         }
         self.width = width
@@ -83,14 +98,16 @@ public struct MPImage: Sendable {
         guard format != .nv12, format != .i420 else {
             throw .invalidLayout("use init(yPlane:…) for YUV formats")
         }
-        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+        guard Self.isSupported(width: width, height: height) else {
             throw .unsupportedSize(width: width, height: height)
         }
         let stride = rowStride ?? width * format.bytesPerPixel
         guard stride >= width * format.bytesPerPixel else {
             throw .invalidLayout("row stride \(stride) is shorter than a row of \(width * format.bytesPerPixel) bytes")
         }
-        let needed = stride * (height - 1) + width * format.bytesPerPixel
+        guard let needed = Self.planeByteCount(rowStride: stride, rows: height, rowBytes: width * format.bytesPerPixel) else {
+            throw .invalidLayout("row stride \(stride) × \(height) rows is beyond any buffer")
+        }
         guard pixels.count >= needed else { throw .bufferTooSmall(needed: needed, available: pixels.count) }
         try self.init(width: width, height: height, format: format, planes: [Plane(bytes: pixels, offset: 0, rowStride: stride)],
                       orientation: orientation, exifOrientation: nil)
@@ -100,13 +117,15 @@ public struct MPImage: Sendable {
     public init(yPlane: [UInt8], yRowStride: Int, chroma: [UInt8], chromaRowStride: Int, chroma2: [UInt8]? = nil,
                 chroma2RowStride: Int? = nil, width: Int, height: Int, format: PixelFormat,
                 orientation: ImageOrientation = .up) throws(ImageError) {
-        guard width > 0, height > 0, width * height <= Self.maximumPixelCount else {
+        guard Self.isSupported(width: width, height: height) else {
             throw .unsupportedSize(width: width, height: height)
         }
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         func check(_ bytes: [UInt8], _ stride: Int, _ rowBytes: Int, _ rows: Int, _ name: String) throws(ImageError) {
             guard stride >= rowBytes else { throw .invalidLayout("\(name) row stride \(stride) < \(rowBytes)") }
-            let needed = stride * (rows - 1) + rowBytes
+            guard let needed = MPImage.planeByteCount(rowStride: stride, rows: rows, rowBytes: rowBytes) else {
+                throw .invalidLayout("\(name) row stride \(stride) × \(rows) rows is beyond any buffer")
+            }
             guard bytes.count >= needed else { throw .bufferTooSmall(needed: needed, available: bytes.count) }
         }
         try check(yPlane, yRowStride, width, height, "Y")

@@ -10,7 +10,7 @@ struct PoseCommand: ParsableCommand {
 
     @Argument(help: "A pose landmarker bundle (.task).") var model: String
     @Argument(help: "Images, or with --video a video file (or frame images at --fps).") var inputs: [String]
-    @Option(help: "Write results here in the schema of ../shared/reference/pose.json.") var json: String?
+    @Option(help: "Write results here as JSON, in the schema of MediaPipe's reference results (one document for all inputs).") var json: String?
     @Option(help: "Write annotated PNGs (skeleton, mask) into this directory.") var draw: String?
     @Flag(help: "Treat the inputs as one video: a video file, or frame images in order.") var video = false
     @Option(help: "Frame rate of frame-image input (video files use their own).") var fps: Double = 30
@@ -79,7 +79,7 @@ struct PoseCommand: ParsableCommand {
     }
 }
 
-/// Results in the schema of ../shared/reference (what MediaPipe's Python results give, field for field).
+/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field).
 enum ReferenceJSON {
     /// The MediaPipe release whose outputs and schema these results mirror.
     static let mirroredVersion = "0.10.14"

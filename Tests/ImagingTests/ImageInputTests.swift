@@ -161,3 +161,19 @@ extension PNGEncoder {
         try! encode(pixels: [UInt8](repeating: 128, count: width * height * 3), width: width, height: height, channels: 3)
     }
 }
+
+extension ImageInputTests {
+    /// Sizes and strides whose products overflow `Int` are refused with a typed error, never a trap.
+    func testOverflowingSizesAndStridesAreTypedErrors() {
+        XCTAssertThrowsError(try MPImage(pixels: [0, 0, 0, 0], width: Int.max, height: 2, format: .rgba8)) { error in
+            guard case .unsupportedSize = error as? ImageError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try MPImage(pixels: [0, 0, 0, 0], width: 1, height: 3, format: .rgba8, rowStride: Int.max / 2)) { error in
+            guard case .invalidLayout = error as? ImageError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try MPImage(yPlane: [0], yRowStride: Int.max / 2, chroma: [0, 0], chromaRowStride: 2,
+                                         width: 2, height: 4, format: .nv12)) { error in
+            guard case .invalidLayout = error as? ImageError else { return XCTFail("\(error)") }
+        }
+    }
+}

@@ -119,3 +119,81 @@ final class PoseLandmarkerAPITests: XCTestCase {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 }
+
+extension PoseLandmarkerAPITests {
+    func testMissingModelPathIsATypedError() {
+        let o = options()
+        o.baseOptions.modelAssetPath = nil
+        XCTAssertThrowsError(try PoseLandmarker(options: o)) { error in
+            XCTAssertEqual(error as? VisionTaskError, .invalidOption(name: "baseOptions.modelAssetPath", reason: "no model path is set"))
+        }
+    }
+
+    /// Options are copied whole at creation: later changes do not reach the task, and `copy()` keeps every value.
+    func testOptionsAreCopied() throws {
+        let o = options(.video)
+        o.numPoses = 2
+        o.minPoseDetectionConfidence = 0.25
+        o.minPosePresenceConfidence = 0.3
+        o.minTrackingConfidence = 0.35
+        o.outputSegmentationMasks = true
+        let copy = o.copy()
+        XCTAssertEqual(copy.baseOptions, o.baseOptions)
+        XCTAssertEqual(copy.runningMode, .video)
+        XCTAssertEqual(copy.numPoses, 2)
+        XCTAssertEqual(copy.minPoseDetectionConfidence, 0.25)
+        XCTAssertEqual(copy.minPosePresenceConfidence, 0.3)
+        XCTAssertEqual(copy.minTrackingConfidence, 0.35)
+        XCTAssertTrue(copy.outputSegmentationMasks)
+        let landmarker = try PoseLandmarker(options: o)
+        o.runningMode = .image
+        o.outputSegmentationMasks = false
+        let result = try landmarker.detect(videoFrame: try image("pose1.jpg"), timestampInMilliseconds: 0)
+        XCTAssertEqual(result.segmentationMasks?.count, 1, "a change after creation reached the landmarker")
+    }
+
+    final class WaitingDelegate: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
+        let lock = NSLock()
+        var delivered: [Int] = []
+        func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
+                            timestampInMilliseconds: Int, error: (any Error)?) {
+            poseLandmarker.waitUntilIdle()  // from the delivery queue: must not wait for itself
+            lock.lock(); delivered.append(timestampInMilliseconds); lock.unlock()
+        }
+    }
+
+    /// `waitUntilIdle()` inside a callback returns (it once deadlocked on its own queue), and `close()` finishes
+    /// what was accepted, then refuses input with a typed error.
+    func testWaitUntilIdleFromTheDelegateAndClose() throws {
+        let delegate = WaitingDelegate()
+        let o = options(.liveStream)
+        o.poseLandmarkerLiveStreamDelegate = delegate
+        let landmarker = try PoseLandmarker(options: o)
+        let frame = try image("pose1.jpg")
+        for t in 0..<3 {
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: t)
+            landmarker.waitUntilIdle()
+        }
+        landmarker.close()
+        delegate.lock.lock()
+        XCTAssertEqual(delegate.delivered, [0, 1, 2])
+        delegate.lock.unlock()
+        XCTAssertThrowsError(try landmarker.detectAsync(image: frame, timestampInMilliseconds: 10)) { error in
+            XCTAssertEqual(error as? VisionTaskError, .taskClosed)
+        }
+    }
+
+    func testClassifierOptionsRefuseAllowAndDenyTogether() {
+        let both = ClassifierOptions(categoryAllowlist: ["cat"], categoryDenylist: ["dog"])
+        XCTAssertThrowsError(try both.validate(as: "classifierOptions")) { error in
+            guard case .invalidOption(let name, _) = error as? VisionTaskError else { return XCTFail("\(error)") }
+            XCTAssertEqual(name, "classifierOptions.categoryAllowlist")
+        }
+        let categories = [Category(index: 0, score: 0.9, categoryName: "cat"), Category(index: 1, score: 0.6, categoryName: "dog"),
+                          Category(index: 2, score: 0.2, categoryName: "bird")]
+        XCTAssertEqual(ClassifierOptions(maxResults: 1).filter(categories).map(\.index), [0])
+        XCTAssertEqual(ClassifierOptions(scoreThreshold: 0.5).filter(categories).map(\.index), [0, 1])
+        XCTAssertEqual(ClassifierOptions(categoryDenylist: ["cat"]).filter(categories).map(\.index), [1, 2])
+        XCTAssertEqual(ClassifierOptions(categoryAllowlist: ["bird"]).filter(categories).map(\.index), [2])
+    }
+}

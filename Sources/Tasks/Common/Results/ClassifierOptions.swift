@@ -21,7 +21,7 @@ public struct ClassifierOptions: Sendable, Equatable {
     }
 
     /// Checks the options as MediaPipe's classifier graph does; `name` prefixes option names in errors.
-    func validate(as name: String) throws(VisionTaskError) {
+    package func validate(as name: String) throws(VisionTaskError) {
         if !categoryAllowlist.isEmpty, !categoryDenylist.isEmpty {
             throw .invalidOption(name: "\(name).categoryAllowlist",
                                  reason: "categoryAllowlist and categoryDenylist are mutually exclusive")
@@ -35,7 +35,7 @@ public struct ClassifierOptions: Sendable, Equatable {
     }
 
     /// Applies the allow/deny lists, the threshold and the result count to categories sorted best first.
-    func filter(_ sorted: [Category], defaultThreshold: Float? = nil) -> [Category] {
+    package func filter(_ sorted: [Category], defaultThreshold: Float? = nil) -> [Category] {
         let threshold = scoreThreshold ?? defaultThreshold ?? -.infinity
         let allowed = Set(categoryAllowlist), denied = Set(categoryDenylist)
         var kept = sorted.filter { category in

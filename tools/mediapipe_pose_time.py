@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""MediaPipe 0.10.14's Pose Landmarker (Python Tasks API, its own XNNPACK build), served for `bench pose`.
+
+    mediapipe_pose_time.py MODEL MODE SOURCE FRAMES
+MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
+FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
+  image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
+                 round(i * 1000 / fps), strictly increasing across requests) and prints their milliseconds;
+  live:          for each stdin line `SECONDS`, feeds frames in a loop at one per millisecond through detect_async
+                 for that long, waits for the last result, and prints `submitted delivered seconds` (to the last result).
+numPoses 1 and every other option at MediaPipe's defaults, as `bench pose` runs ours."""
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import mediapipe as mp
+from mediapipe.tasks import python as mpt
+from mediapipe.tasks.python import vision
+
+
+def frames_of(mode, source, count):
+    if mode == "image":
+        image = mp.Image.create_from_file(source)
+        rgb = image.numpy_view()[:, :, :3].copy()
+        return [rgb] * count, 30.0
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=width,height,r_frame_rate", "-of", "json", source], capture_output=True, check=True)
+    stream = json.loads(probe.stdout)["streams"][0]
+    width, height = stream["width"], stream["height"]
+    num, den = map(int, stream["r_frame_rate"].split("/"))
+    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", source, "-frames:v", str(count), "-f", "rawvideo",
+                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    return list(np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)), num / den
+
+
+def main():
+    model, mode, source, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    frames, fps = frames_of(mode, source, count)
+    images = [mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(f)) for f in frames]
+    running_mode = {"image": vision.RunningMode.IMAGE, "video": vision.RunningMode.VIDEO,
+                    "live": vision.RunningMode.LIVE_STREAM}[mode]
+    delivered = [0]
+    done = threading.Event()
+    last = [None]
+    last_delivery = [0.0]
+
+    def on_result(result, image, timestamp_ms):
+        delivered[0] += 1
+        last_delivery[0] = time.perf_counter()
+        if timestamp_ms == last[0]:
+            done.set()
+
+    options = vision.PoseLandmarkerOptions(base_options=mpt.BaseOptions(model_asset_path=model),
+                                           running_mode=running_mode,
+                                           result_callback=on_result if mode == "live" else None)
+    landmarker = vision.PoseLandmarker.create_from_options(options)
+    timestamp = 0
+    if mode == "image":
+        for _ in range(3):
+            landmarker.detect(images[0])
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if mode == "live":
+            seconds = float(line)
+            delivered[0] = 0
+            done.clear()
+            submitted = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                timestamp += 1
+                last[0] = timestamp
+                landmarker.detect_async(images[submitted % len(images)], timestamp)
+                submitted += 1
+                time.sleep(0.001)
+            # The last frame may have been dropped; then no result carries its timestamp.
+            done.wait(timeout=1.0)
+            print(f"{submitted} {delivered[0]} {last_delivery[0] - start:.4f}", flush=True)
+            continue
+        start_index, n = map(int, line.split())
+        samples = []
+        for i in range(start_index, start_index + n):
+            image = images[i % len(images)]
+            t0 = time.perf_counter()
+            if mode == "image":
+                landmarker.detect(image)
+            else:
+                timestamp = max(timestamp + 1, round(i * 1000 / fps))
+                landmarker.detect_for_video(image, timestamp)
+            samples.append((time.perf_counter() - t0) * 1000)
+        print(" ".join(f"{s:.4f}" for s in samples), flush=True)
+    landmarker.close()
+
+
+if __name__ == "__main__":
+    main()
