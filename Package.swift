@@ -1,18 +1,26 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Kernels and pixel loops are optimized in debug builds too: the test suite runs real models on real images,
-// which unoptimized Swift makes some 50 times slower. On x86-64 they target Haswell (AVX2 + FMA, every x86
-// server CPU since 2013): SIMD8<Float> is then one register and multiply-adds fuse.
-#if arch(x86_64)
-let cpuFlags = ["-target-cpu", "haswell"]
-#else
-let cpuFlags: [String] = []
-#endif
-let optimizedInDebug: [SwiftSetting] = [
-    .unsafeFlags(["-O"], .when(configuration: .debug)),
-    .unsafeFlags(cpuFlags),
+// Full speed comes from one setting on the build command: `VISION_TASKS_CPU=haswell swift build -c release` (AVX2 and
+// FMA, every x86 server CPU since 2013: SIMD8<Float> is one register and multiply-adds fuse). SwiftPM refuses unsafe
+// flags in a package others depend on, so the manifest adds them only when that variable is set — in our own builds
+// (tools/, README, CI), never in a dependent's. A plain build is portable: the kernels multiply and add where the
+// target has no FMA (`accumulate` in Engine/Kernels/Kernel.swift) instead of calling `fmaf` per lane.
+// The same setting optimizes kernels and pixel loops in debug builds: the test suite runs real models on real
+// images, which unoptimized Swift makes some 50 times slower.
+let targetCPU = Context.environment["VISION_TASKS_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+// x86 targets with FMA (for `accumulate`); a binary built for one refuses, with a message, to start on a CPU without
+// AVX2 and FMA (CVisionTasksFloatingPoint's start-up check) instead of dying of SIGILL.
+let fmaTargets: Set<String> = [
+    "haswell", "broadwell", "skylake", "skylake-avx512", "cascadelake", "icelake-server", "sapphirerapids",
+    "znver1", "znver2", "znver3", "znver4", "x86-64-v3", "x86-64-v4",
 ]
+let tunedForFMA = targetCPU.map { fmaTargets.contains($0) } ?? false
+let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
+    [.unsafeFlags(["-O"], .when(configuration: .debug)), .unsafeFlags(["-target-cpu", cpu])]
+        + (tunedForFMA ? [.define("VISION_TASKS_FMA")] : [])
+} ?? []
+let cpuCheck: [CSetting] = tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : []
 
 // Layers, lowest first: ModelFormat (model files) → Engine → Imaging → Tasks → surfaces (CLI, bench). Every module
 // name carries the package's prefix: SwiftPM refuses two modules of one name in a dependency graph, and `Vision` is
@@ -50,7 +58,7 @@ let package = Package(
 
         .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib"], path: "Sources/ModelFormat"),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
-        .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint"),
+        .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint", cSettings: cpuCheck),
         .target(
             name: "VisionTasksEngine", dependencies: ["VisionTasksModelFormat", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"], path: "Sources/Engine",
             swiftSettings: optimizedInDebug),

@@ -40,3 +40,21 @@ unsigned int floating_point_flush_denormals(void) { return 0; }
 void floating_point_restore(unsigned int mode) { (void)mode; }
 
 #endif
+
+#if defined(VISION_TASKS_REQUIRE_AVX2_FMA) && (defined(__x86_64__) || defined(__i386__))
+#include <stdio.h>
+#include <unistd.h>
+
+// A build made with VISION_TASKS_CPU=haswell (or another AVX2 + FMA target) runs AVX2 and FMA instructions anywhere in
+// its Swift code; on a CPU without them the first one kills the process with SIGILL and no word. This file is C,
+// built for the baseline CPU, and this constructor runs before main: it checks once and says what to do instead.
+__attribute__((constructor)) static void vision_tasks_require_avx2_fma(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return;
+    static const char message[] =
+        "swift-vision-tasks: this program was built for CPUs with AVX2 and FMA (VISION_TASKS_CPU), and this CPU "
+        "has not got them. Build it again without VISION_TASKS_CPU for a binary that runs on any x86-64 CPU.\n";
+    (void)!write(2, message, sizeof message - 1);
+    _exit(70);  // EX_SOFTWARE
+}
+#endif

@@ -76,7 +76,9 @@ struct Conv2DKernel: EpilogueFusable {
         // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS, unless the output
         // has so few pixels that the product is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS
         // repacked its 2.9 MB of weights on every call, 0.31 ms), where streaming the packed panels once is best.
-        packed = weights.count <= 1 << 18 || y.output * x.output <= 64
+        // A portable x86-64 build (no AVX2 / FMA in the target) leaves the rest to OpenBLAS as well: it picks its
+        // kernels for the CPU at run time, where our SIMD8 tiles would run as pairs of SSE registers and spill.
+        packed = (weights.count <= 1 << 18 && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16)) || y.output * x.output <= 64
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
         stem = packed != nil && activation != .tanh
             ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
@@ -283,7 +285,7 @@ struct Conv2DKernel: EpilogueFusable {
                                 while c < channels {
                                     let v = input.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
                                     let t = taps.loadUnaligned(fromByteOffset: 4 &* c, as: SIMD8<Float>.self)
-                                    if ty & 1 == 0 { acc0.addProduct(v, t) } else { acc1.addProduct(v, t) }
+                                    if ty & 1 == 0 { acc0.accumulate(v, t) } else { acc1.accumulate(v, t) }
                                     c &+= 8
                                 }
                             }
@@ -385,14 +387,14 @@ extension UnsafeMutablePointer where Pointee == Float {
             for tx in kx {
                 let t = load(taps + (ty &* tapRowStep &+ tx &* 8))
                 let q = UnsafePointer(base + (ty &* rowStep &+ tx &* columnStep))
-                p0.addProduct(load(q), t)
-                p1.addProduct(load(q + pixelStep), t)
-                p2.addProduct(load(q + 2 &* pixelStep), t)
-                p3.addProduct(load(q + 3 &* pixelStep), t)
-                p4.addProduct(load(q + 4 &* pixelStep), t)
-                p5.addProduct(load(q + 5 &* pixelStep), t)
-                p6.addProduct(load(q + 6 &* pixelStep), t)
-                p7.addProduct(load(q + 7 &* pixelStep), t)
+                p0.accumulate(load(q), t)
+                p1.accumulate(load(q + pixelStep), t)
+                p2.accumulate(load(q + 2 &* pixelStep), t)
+                p3.accumulate(load(q + 3 &* pixelStep), t)
+                p4.accumulate(load(q + 4 &* pixelStep), t)
+                p5.accumulate(load(q + 5 &* pixelStep), t)
+                p6.accumulate(load(q + 6 &* pixelStep), t)
+                p7.accumulate(load(q + 7 &* pixelStep), t)
             }
         }
         @inline(__always) func pair(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {

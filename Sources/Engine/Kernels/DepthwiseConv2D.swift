@@ -317,14 +317,14 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             for _ in columns {
                 let r1 = p + rowStep, r2 = p + 2 &* rowStep
                 var a0 = b, a1 = load(r1) * w3
-                a0.addProduct(load(p), w0)
-                a1.addProduct(load(r1 + pixel), w4)
-                a0.addProduct(load(p + pixel), w1)
-                a1.addProduct(load(r1 + 2 &* pixel), w5)
-                a0.addProduct(load(p + 2 &* pixel), w2)
-                a1.addProduct(load(r2), w6)
-                a0.addProduct(load(r2 + pixel), w7)
-                a1.addProduct(load(r2 + 2 &* pixel), w8)
+                a0.accumulate(load(p), w0)
+                a1.accumulate(load(r1 + pixel), w4)
+                a0.accumulate(load(p + pixel), w1)
+                a1.accumulate(load(r1 + 2 &* pixel), w5)
+                a0.accumulate(load(p + 2 &* pixel), w2)
+                a1.accumulate(load(r2), w6)
+                a0.accumulate(load(r2 + pixel), w7)
+                a1.accumulate(load(r2 + 2 &* pixel), w8)
                 UnsafeMutableRawPointer(o).storeBytes(of: clamp(a0 + a1), as: SIMD8<Float>.self)
                 p += pixelStep
                 o += channels
@@ -385,16 +385,16 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                     let t = load(tapRow + tx &* channels)
                     let i0 = inputRow + tx &* pixel, i1 = inputRow + (stride &+ tx) &* pixel
                     let i2 = inputRow + (2 &* stride &+ tx) &* pixel, i3 = inputRow + (3 &* stride &+ tx) &* pixel
-                    a0.addProduct(load(i0), t)
-                    if pixels > 1 { a1.addProduct(load(i1), t) }
-                    if pixels > 2 { a2.addProduct(load(i2), t) }
-                    if pixels > 3 { a3.addProduct(load(i3), t) }
+                    a0.accumulate(load(i0), t)
+                    if pixels > 1 { a1.accumulate(load(i1), t) }
+                    if pixels > 2 { a2.accumulate(load(i2), t) }
+                    if pixels > 3 { a3.accumulate(load(i3), t) }
                     if vectors > 1 {
                         let u = load(tapRow + (tx &* channels &+ 8))
-                        e0.addProduct(load(i0 + 8), u)
-                        if pixels > 1 { e1.addProduct(load(i1 + 8), u) }
-                        if pixels > 2 { e2.addProduct(load(i2 + 8), u) }
-                        if pixels > 3 { e3.addProduct(load(i3 + 8), u) }
+                        e0.accumulate(load(i0 + 8), u)
+                        if pixels > 1 { e1.accumulate(load(i1 + 8), u) }
+                        if pixels > 2 { e2.accumulate(load(i2 + 8), u) }
+                        if pixels > 3 { e3.accumulate(load(i3 + 8), u) }
                     }
                 }
             }
@@ -470,14 +470,14 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 let tapRow = w + (ty &* tapRowStep &+ c)
                 var tx = kx.lowerBound
                 while tx &+ 1 < kx.upperBound {
-                    acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                    acc0.accumulate(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
                                     UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
-                    acc1.addProduct(UnsafeRawPointer(inputRow + (tx &+ 1) &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                    acc1.accumulate(UnsafeRawPointer(inputRow + (tx &+ 1) &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
                                     UnsafeRawPointer(tapRow + (tx &+ 1) &* channels).loadUnaligned(as: SIMD8<Float>.self))
                     tx &+= 2
                 }
                 if tx < kx.upperBound {
-                    acc0.addProduct(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
+                    acc0.accumulate(UnsafeRawPointer(inputRow + tx &* columnStep).loadUnaligned(as: SIMD8<Float>.self),
                                     UnsafeRawPointer(tapRow + tx &* channels).loadUnaligned(as: SIMD8<Float>.self))
                 }
                 ty &+= 1

@@ -115,3 +115,30 @@ struct ActivationClamp: Sendable {
         return result
     }
 }
+
+/// Whether our SIMD8 micro-kernels (PackedGEMM, StemConvolution) are the fastest GEMM here: with AVX2 and FMA in the
+/// target (a tuned x86-64 build), and on arm64. In a portable x86-64 build SIMD8<Float> is two SSE registers, the
+/// 6 × 16 tile's twelve accumulators spill, and multiply-adds are not fused: convolutions then go to OpenBLAS, which
+/// chooses AVX2 kernels at run time on a CPU that has them (measured: pose detector 29 → see BENCHMARKS.md).
+#if arch(x86_64) && !VISION_TASKS_FMA
+let ownGEMMKernelsAreFast = false
+#else
+let ownGEMMKernelsAreFast = true
+#endif
+
+extension SIMD where Scalar == Float {
+    /// `self += a × b`, the multiply-add every convolution kernel is made of.
+    ///
+    /// Fused (one rounding, one instruction) where the build targets hardware FMA: arm64 always, x86-64 when built
+    /// with `VISION_TASKS_CPU=haswell` (README), which defines VISION_TASKS_FMA. Without FMA in the target a fused
+    /// multiply-add is a library call per lane (`fmaf`), a hundred times slower; a multiply and an add are two
+    /// instructions, which is what LiteRT's reference kernels compute too.
+    @inline(__always)
+    mutating func accumulate(_ a: Self, _ b: Self) {
+        #if VISION_TASKS_FMA || arch(arm64)
+        addProduct(a, b)
+        #else
+        self += a * b
+        #endif
+    }
+}

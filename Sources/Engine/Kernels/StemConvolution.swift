@@ -69,13 +69,13 @@ struct StemConvolution: Sendable {
             for j in 0..<runLength {
                 let w0 = load(wk), w1 = load(wk + 8), w2 = load(wk + 16)
                 var v = SIMD8(repeating: p0[j])
-                c00.addProduct(v, w0); c01.addProduct(v, w1); c02.addProduct(v, w2)
+                c00.accumulate(v, w0); c01.accumulate(v, w1); c02.accumulate(v, w2)
                 v = SIMD8(repeating: p1[j])
-                c10.addProduct(v, w0); c11.addProduct(v, w1); c12.addProduct(v, w2)
+                c10.accumulate(v, w0); c11.accumulate(v, w1); c12.accumulate(v, w2)
                 v = SIMD8(repeating: p2[j])
-                c20.addProduct(v, w0); c21.addProduct(v, w1); c22.addProduct(v, w2)
+                c20.accumulate(v, w0); c21.accumulate(v, w1); c22.accumulate(v, w2)
                 v = SIMD8(repeating: p3[j])
-                c30.addProduct(v, w0); c31.addProduct(v, w1); c32.addProduct(v, w2)
+                c30.accumulate(v, w0); c31.accumulate(v, w1); c32.accumulate(v, w2)
                 wk += 24
             }
         }
@@ -101,17 +101,17 @@ struct StemConvolution: Sendable {
             for j in 0..<runLength {
                 let w0 = load(wk), w1 = load(wk + 8)
                 var v = SIMD8(repeating: p0[j])
-                c00.addProduct(v, w0); c01.addProduct(v, w1)
+                c00.accumulate(v, w0); c01.accumulate(v, w1)
                 v = SIMD8(repeating: p0[pixelStep &+ j])
-                c10.addProduct(v, w0); c11.addProduct(v, w1)
+                c10.accumulate(v, w0); c11.accumulate(v, w1)
                 v = SIMD8(repeating: p0[2 &* pixelStep &+ j])
-                c20.addProduct(v, w0); c21.addProduct(v, w1)
+                c20.accumulate(v, w0); c21.accumulate(v, w1)
                 v = SIMD8(repeating: p0[3 &* pixelStep &+ j])
-                c30.addProduct(v, w0); c31.addProduct(v, w1)
+                c30.accumulate(v, w0); c31.accumulate(v, w1)
                 v = SIMD8(repeating: p0[4 &* pixelStep &+ j])
-                c40.addProduct(v, w0); c41.addProduct(v, w1)
+                c40.accumulate(v, w0); c41.accumulate(v, w1)
                 v = SIMD8(repeating: p0[5 &* pixelStep &+ j])
-                c50.addProduct(v, w0); c51.addProduct(v, w1)
+                c50.accumulate(v, w0); c51.accumulate(v, w1)
                 wk += 16
             }
         }
