@@ -59,8 +59,12 @@ let package = Package(
         .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib"], path: "Sources/ModelFormat"),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
         .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint", cSettings: cpuCheck),
+        // `accumulate`, the kernels' multiply-add (fused where the target has FMA), inlinable across modules.
+        .target(name: "VisionTasksEngineSIMD", path: "Sources/EngineSIMD", swiftSettings: optimizedInDebug),
         .target(
-            name: "VisionTasksEngine", dependencies: ["VisionTasksModelFormat", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"], path: "Sources/Engine",
+            name: "VisionTasksEngine",
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"],
+            path: "Sources/Engine",
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CVisionTasksJPEGDecoder", dependencies: ["CVisionTasksJPEG"], path: "Sources/CVisionTasksJPEGDecoder"),

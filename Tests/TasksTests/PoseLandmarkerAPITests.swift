@@ -197,3 +197,46 @@ extension PoseLandmarkerAPITests {
         XCTAssertEqual(ClassifierOptions(categoryAllowlist: ["bird"]).filter(categories).map(\.index), [2])
     }
 }
+
+extension PoseLandmarkerAPITests {
+    /// Holds every result until the test opens the gate; records results and dropped frames in arrival order.
+    final class GatedDelegate: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
+        let gate = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var answers: [(timestamp: Int, kind: String)] = []
+        func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
+                            timestampInMilliseconds: Int, error: (any Error)?) {
+            gate.wait()
+            lock.lock(); answers.append((timestampInMilliseconds, result != nil ? "result" : "error")); lock.unlock()
+        }
+        func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
+            lock.lock(); answers.append((timestamp, "dropped")); lock.unlock()
+        }
+    }
+
+    /// Every `detectAsync` call is answered exactly once — a result, an error or a dropped-frame notice — in
+    /// timestamp order, and a delegate stuck in its first callback does not hold up the caller: all frames are
+    /// submitted while the gate is still closed (no timing is asserted; a blocked caller would never finish).
+    func testEveryLiveStreamFrameIsAnsweredAndASlowDelegateNeverBlocksTheCaller() throws {
+        let delegate = GatedDelegate()
+        let o = options(.liveStream)
+        o.poseLandmarkerLiveStreamDelegate = delegate
+        let landmarker = try PoseLandmarker(options: o)
+        let frame = try image("pose1.jpg")
+        let frames = 60
+        let submitted = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for t in 0..<frames { try? landmarker.detectAsync(image: frame, timestampInMilliseconds: t) }
+            submitted.signal()
+        }
+        // A liveness bound, not a timing claim: the caller is blocked only if this never returns.
+        XCTAssertEqual(submitted.wait(timeout: .now() + 120), .success, "detectAsync waited for the delegate")
+        for _ in 0..<frames { delegate.gate.signal() }
+        landmarker.waitUntilIdle()
+        delegate.lock.lock(); defer { delegate.lock.unlock() }
+        XCTAssertEqual(delegate.answers.map(\.timestamp), Array(0..<frames), "each call answered once, in order")
+        XCTAssertTrue(delegate.answers.contains { $0.kind == "dropped" }, "frames sent while one was in flight")
+        XCTAssertTrue(delegate.answers.contains { $0.kind == "result" })
+        XCTAssertFalse(delegate.answers.contains { $0.kind == "error" })
+    }
+}

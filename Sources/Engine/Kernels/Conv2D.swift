@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import CVisionTasksBLAS
 import VisionTasksModelFormat
 

@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// DEPTHWISE_CONV_2D: output channel `c × multiplier + m` filters input channel `c` with its own kh × kw taps.

@@ -125,20 +125,3 @@ let ownGEMMKernelsAreFast = false
 #else
 let ownGEMMKernelsAreFast = true
 #endif
-
-extension SIMD where Scalar == Float {
-    /// `self += a × b`, the multiply-add every convolution kernel is made of.
-    ///
-    /// Fused (one rounding, one instruction) where the build targets hardware FMA: arm64 always, x86-64 when built
-    /// with `VISION_TASKS_CPU=haswell` (README), which defines VISION_TASKS_FMA. Without FMA in the target a fused
-    /// multiply-add is a library call per lane (`fmaf`), a hundred times slower; a multiply and an add are two
-    /// instructions, which is what LiteRT's reference kernels compute too.
-    @inline(__always)
-    mutating func accumulate(_ a: Self, _ b: Self) {
-        #if VISION_TASKS_FMA || arch(arm64)
-        addProduct(a, b)
-        #else
-        self += a * b
-        #endif
-    }
-}

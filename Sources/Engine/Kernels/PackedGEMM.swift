@@ -1,3 +1,5 @@
+import VisionTasksEngineSIMD
+
 /// C = A · Wᵀ + bias, activated, for A row-major [M × K] and weights packed at load into panels of 16 output
 /// columns: XNNPACK's micro-kernel layout. Each step keeps a 6 × 16 tile of C in twelve SIMD8 registers and
 /// streams K: per k, two weight loads, six broadcasts, twelve fused multiply-adds. Twelve accumulators because

@@ -1,3 +1,5 @@
+import VisionTasksEngineSIMD
+
 /// The first convolution of the mobile models: an RGB image (3 channels) into 16 or 24 channels through a 3 × 3
 /// or 5 × 5 window at stride 2. Run directly from the image: with dilation 1 each filter row of a window is one
 /// contiguous run of width × channels floats (9 or 15), so a window is a few runs, read where they lie.

@@ -42,7 +42,8 @@ public final class PoseLandmarker: Sendable {
     }
 
     /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. A frame sent while the
-    /// previous one is still being processed is dropped (no callback), as MediaPipe does.
+    /// previous one is still being processed is dropped, as MediaPipe does — and, unlike MediaPipe, said so through
+    /// the delegate's `poseLandmarker(_:didDropFrameAtTimestampInMilliseconds:)`, so every call is answered once.
     public func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
         try runner.processAsync(image, timestampMilliseconds: timestamp, method: "detectAsync(image:timestampInMilliseconds:)") {
             [self] outcome in
@@ -52,6 +53,8 @@ public final class PoseLandmarker: Sendable {
                 delegate.poseLandmarker(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: nil)
             case let .failure(error):
                 delegate.poseLandmarker(self, didFinishDetection: nil, timestampInMilliseconds: timestamp, error: error)
+            case .dropped:
+                delegate.poseLandmarker(self, didDropFrameAtTimestampInMilliseconds: timestamp)
             }
         }
     }

@@ -67,6 +67,14 @@ public final class PoseLandmarkerOptions {
 public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
     func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
+    /// A frame passed to `detectAsync` while the previous one was still being processed was dropped. Called in
+    /// timestamp order with the results; with it, every `detectAsync` call is answered exactly once. Optional.
+    func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int)
+}
+
+extension PoseLandmarkerLiveStreamDelegate {
+    /// By default a dropped frame is ignored, as MediaPipe does.
+    public func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {}
 }
 
 /// Landmarks of every pose found, in image-normalized and world coordinates, and optional segmentation masks.

@@ -17,10 +17,12 @@ typealias PipelineMetatype = SendableMetatype
 protocol PipelineMetatype {}
 #endif
 
-/// How a live-stream frame was answered.
+/// How a live-stream frame was answered: every accepted call gets exactly one of these, in timestamp order.
 enum LiveStreamOutcome<Result: Sendable>: Sendable {
     case result(Result)
     case failure(VisionTaskError)
+    /// The frame arrived while the previous one was still being processed, and was not processed.
+    case dropped
 }
 
 /// The running-mode machinery every task shares: the running-mode check of each method, strictly increasing
@@ -28,7 +30,8 @@ enum LiveStreamOutcome<Result: Sendable>: Sendable {
 ///
 /// Live stream, as MediaPipe runs it: a frame that arrives while the previous one is still being processed is
 /// dropped; results are delivered in timestamp order on one serial queue. Delivery runs beside the next frame's
-/// processing, so a frame's work and the previous frame's delivery overlap across cores.
+/// processing, so a frame's work and the previous frame's delivery overlap across cores. Unlike MediaPipe, a dropped
+/// frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once.
 final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     let runningMode: RunningMode
     /// The pipeline is held for a whole frame.
@@ -69,8 +72,8 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
         }
     }
 
-    /// Live-stream mode: queues the frame and returns at once; `deliver` is called on the delivery queue with its
-    /// outcome, unless the frame is dropped because the previous one is still in flight (the return value is false).
+    /// Live-stream mode: queues the frame and returns at once; `deliver` is called once, on the delivery queue, with
+    /// its outcome — `.dropped` when the previous frame is still in flight (the return value is then false).
     @discardableResult
     func processAsync(_ image: MPImage, timestampMilliseconds timestamp: Int, method: String,
                       deliver: @escaping @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void) throws(VisionTaskError) -> Bool {
@@ -80,7 +83,11 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
             state.inFlight = true
             return true
         }
-        guard accepted else { return false }
+        guard accepted else {
+            // Behind the frame in flight on the work queue, so the notice reaches the delivery queue after its result.
+            workQueue.async { [deliveryQueue] in deliveryQueue.async { deliver(.dropped) } }
+            return false
+        }
         workQueue.async { [self] in runQueued(image, timestampMilliseconds: timestamp, deliver: deliver) }
         return true
     }
