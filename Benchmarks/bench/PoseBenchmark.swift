@@ -11,6 +11,7 @@ enum PoseBenchmark {
         var video = "../shared/videos/full_body_juggle.mp4"
         var mode = "image"
         var frames = 60
+        var threads: Int?
     }
 
     static func parse(_ arguments: [String]) throws -> Arguments {
@@ -25,10 +26,15 @@ enum PoseBenchmark {
             case "--mode":
                 guard ["image", "video", "live"].contains(value) else { throw BenchError("--mode is image, video or live") }
                 a.mode = value
+            case "--threads":
+                guard let n = Int(value), (1...BaseOptions.maximumThreadCount).contains(n) else {
+                    throw BenchError("--threads takes 1...\(BaseOptions.maximumThreadCount)")
+                }
+                a.threads = n
             case "--frames":
                 guard let n = Int(value), n > 0 else { throw BenchError("--frames takes a positive number") }
                 a.frames = n
-            default: throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames)")
+            default: throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --threads)")
             }
         }
         return a
@@ -49,11 +55,12 @@ enum PoseBenchmark {
         guard let first = frames.first?.0 else { throw BenchError("no frames") }
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = a.model
+        options.baseOptions.numThreads = a.threads
         options.runningMode = a.mode == "image" ? .image : a.mode == "video" ? .video : .liveStream
         let sink = LiveSink()
         if a.mode == "live" { options.poseLandmarkerLiveStreamDelegate = sink }
         let landmarker = try PoseLandmarker(options: options)
-        print("pose: \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), numPoses 1 (MediaPipe's default)")
+        print("pose: \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), numPoses 1 (MediaPipe's default), \(a.threads.map { "\($0) threads" } ?? "every core") (MediaPipe: its own default)")
 
         // MediaPipe 0.10.14 on the same frames, in its own process; the two take turns (a batch each).
         let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_pose_time.py",

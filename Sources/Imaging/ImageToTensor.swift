@@ -12,13 +12,18 @@ public struct ImageToTensorOptions: Sendable, Equatable {
     public var border: Border
     /// The values 0 and 255 map to, linearly: [0, 1], [-1, 1], or from metadata mean/std.
     public var range: ClosedRange<Float>
+    /// The most threads sampling may use (it uses at most two, and one for small tensors); nil for no limit of the
+    /// caller's. Every output value is computed the same way whatever the split, so results do not depend on it.
+    public var maximumThreads: Int?
 
-    public init(width: Int, height: Int, keepAspectRatio: Bool = false, border: Border = .zero, range: ClosedRange<Float> = 0...1) {
+    public init(width: Int, height: Int, keepAspectRatio: Bool = false, border: Border = .zero, range: ClosedRange<Float> = 0...1,
+                maximumThreads: Int? = nil) {
         self.width = width
         self.height = height
         self.keepAspectRatio = keepAspectRatio
         self.border = border
         self.range = range
+        self.maximumThreads = maximumThreads
     }
 
     /// The range TFLite metadata's `(x − mean) / std` normalization gives for 8-bit pixels.
@@ -106,7 +111,8 @@ public enum ImageToTensor {
         image.withPixelReader { reader in
         // Rows are independent and each writes its own outputs: two threads take half the rows each (the tasks'
         // per-frame pre-processing is otherwise the longest single-threaded stretch).
-        let threads = options.width * options.height >= 1 << 14 ? min(2, ProcessInfo.processInfo.activeProcessorCount) : 1
+        let threads = options.width * options.height >= 1 << 14
+            ? max(1, min(2, ProcessInfo.processInfo.activeProcessorCount, options.maximumThreads ?? .max)) : 1
         let shared = SendableBox((reader, map))
         DispatchQueue.concurrentPerform(iterations: threads) { part in
         let (reader, map) = shared.value

@@ -17,11 +17,15 @@ struct PoseCommand: ParsableCommand {
     @Option(help: "Frames to read from a video file.") var maxFrames: Int = .max
     @Option(help: "Most poses to find.") var numPoses: Int = 2
     @Flag(inversion: .prefixedNo, help: "Compute segmentation masks.") var segmentation = true
+    @Option(help: "Threads to use (default: every core); results are the same for any count.") var threads: Int?
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
         guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
+        if let threads, !(1...BaseOptions.maximumThreadCount).contains(threads) {
+            throw ValidationError("--threads must be between 1 and \(BaseOptions.maximumThreadCount)")
+        }
     }
 
     func run() throws {
@@ -30,6 +34,7 @@ struct PoseCommand: ParsableCommand {
         options.runningMode = video ? .video : .image
         options.numPoses = numPoses
         options.outputSegmentationMasks = segmentation
+        options.baseOptions.numThreads = threads
         let landmarker: PoseLandmarker
         do { landmarker = try PoseLandmarker(options: options) } catch { throw CLIError(description: "\(model): \(error)") }
         if let draw { try FileManager.default.createDirectory(atPath: draw, withIntermediateDirectories: true) }

@@ -52,7 +52,7 @@ public final class PoseLandmarkerOptions {
     }
 
     func validate() throws(VisionTaskError) {
-        _ = try baseOptions.requiredModelPath()
+        try baseOptions.validate()
         try OptionCheck.count(numPoses, "numPoses")
         try OptionCheck.confidence(minPoseDetectionConfidence, "minPoseDetectionConfidence")
         try OptionCheck.confidence(minPosePresenceConfidence, "minPosePresenceConfidence")

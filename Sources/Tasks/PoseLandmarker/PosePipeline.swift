@@ -28,8 +28,9 @@ final class PosePipeline: TaskPipeline {
                 throw .wrongModel("a pose landmarker bundle holds \(member); this one has \(bundle.memberPaths)")
             }
         }
-        detectorRunner = try TensorRunner(bundle: bundle, member: "pose_detector.tflite")
-        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite")
+        let threads = options.baseOptions.numThreads
+        detectorRunner = try TensorRunner(bundle: bundle, member: "pose_detector.tflite", threads: threads)
+        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads)
         // Legacy graphs feed the detector [-1, 1] and the landmark model [0, 1]; metadata overrides both.
         detector = try ImageInput(detectorRunner, defaultRange: -1...1)
         landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)

@@ -28,7 +28,8 @@ struct ImageInput {
     /// Samples `region` of `image` into the model's input and runs the model.
     func run(_ image: MPImage, region: RegionOfInterest, keepAspectRatio: Bool,
              border: ImageToTensorOptions.Border) throws(VisionTaskError) -> TensorToImageTransform {
-        let options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: keepAspectRatio, border: border, range: range)
+        let options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: keepAspectRatio, border: border, range: range,
+                                           maximumThreads: runner.threads)
         let transform = try runner.withInputFloats(0) { buffer in
             try ImageToTensor.write(image, region: region, options: options, into: buffer)
         }

@@ -26,13 +26,18 @@ final class TensorRunner {
 
     /// Loads `member` of `bundle`. Damaged metadata is an error, not silence: a model whose normalization or labels
     /// cannot be read would otherwise run with the wrong ones.
-    init(bundle: TaskBundle, member: String) throws(VisionTaskError) {
+    /// - Parameter threads: threads per operator; nil for every core.
+    init(bundle: TaskBundle, member: String, threads: Int?) throws(VisionTaskError) {
         let model: TFLiteModel
         do { model = try bundle.model(member) } catch { throw .model(error) }
         do { metadata = try model.modelMetadata() } catch { throw .model(error) }
-        do { interpreter = try Interpreter(model: model) } catch { throw .engine(error) }
+        do { interpreter = try Interpreter(model: model, threads: threads) } catch { throw .engine(error) }
         self.member = member
+        self.threads = threads
     }
+
+    /// The task's thread limit, for its pre-processing too.
+    let threads: Int?
 
     /// Fills float input `index` in place; `body`'s time counts as pre-processing.
     func withInputFloats<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws(VisionTaskError) -> R {

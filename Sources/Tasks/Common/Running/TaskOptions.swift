@@ -19,10 +19,27 @@ public struct BaseOptions: Sendable, Equatable {
     /// as it is; a task refuses to start without one.
     public var modelAssetPath: String?
     public var delegate: Delegate
+    /// Threads the task may use: its models' operators are split over this many, and so is its pre-processing.
+    /// nil (the default) uses every core. Results are bit-identical whatever the count. (MediaPipe has no such option
+    /// off mobile; a process running several tasks can give each its share of the cores.)
+    public var numThreads: Int?
 
-    public init(modelAssetPath: String? = nil, delegate: Delegate = .cpu) {
+    /// The most threads a task takes (the engine's worker pool splits an operator into at most this many parts).
+    public static let maximumThreadCount = 64
+
+    public init(modelAssetPath: String? = nil, delegate: Delegate = .cpu, numThreads: Int? = nil) {
         self.modelAssetPath = modelAssetPath
         self.delegate = delegate
+        self.numThreads = numThreads
+    }
+
+    /// Checks the options every task shares.
+    func validate() throws(VisionTaskError) {
+        _ = try requiredModelPath()
+        if let numThreads, !(1...Self.maximumThreadCount).contains(numThreads) {
+            throw .invalidOption(name: "baseOptions.numThreads",
+                                 reason: "\(numThreads) is outside 1...\(Self.maximumThreadCount) (nil uses every core)")
+        }
     }
 
     /// The model path, or a typed error when none is set.
