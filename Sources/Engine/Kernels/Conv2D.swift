@@ -77,8 +77,10 @@ struct Conv2DKernel: EpilogueFusable {
         // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS, unless the output
         // has so few pixels that the product is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS
         // repacked its 2.9 MB of weights on every call, 0.31 ms), where streaming the packed panels once is best.
-        // A portable x86-64 build (no AVX2 / FMA in the target) leaves the rest to OpenBLAS as well: it picks its
-        // kernels for the CPU at run time, where our SIMD8 tiles would run as pairs of SSE registers and spill.
+        // A portable x86-64 build (no AVX2 / FMA in the target) leaves the rest to OpenBLAS as well — it picks its
+        // kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill — except
+        // filters of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 × 256 ×
+        // 8 → 8 with a residual: 0.93 → 0.64 ms).
         packed = (weights.count <= 1 << 18 && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16)) || y.output * x.output <= 64
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
         stem = packed != nil && activation != .tanh

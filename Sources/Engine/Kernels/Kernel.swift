@@ -119,7 +119,7 @@ struct ActivationClamp: Sendable {
 /// Whether our SIMD8 micro-kernels (PackedGEMM, StemConvolution) are the fastest GEMM here: with AVX2 and FMA in the
 /// target (a tuned x86-64 build), and on arm64. In a portable x86-64 build SIMD8<Float> is two SSE registers, the
 /// 6 × 16 tile's twelve accumulators spill, and multiply-adds are not fused: convolutions then go to OpenBLAS, which
-/// chooses AVX2 kernels at run time on a CPU that has them (measured: pose detector 29 → see BENCHMARKS.md).
+/// chooses AVX2 kernels at run time on a CPU that has them (pose detector, one thread: 29 → 17 ms; BENCHMARKS.md).
 #if arch(x86_64) && !VISION_TASKS_FMA
 let ownGEMMKernelsAreFast = false
 #else
