@@ -22,6 +22,8 @@ public final class VideoDecoder {
     public let height: Int
     public let framesPerSecond: Double
     public let name: String
+    /// The stream's frame count when its container records one (ffprobe's `nb_frames`).
+    public let frameCount: Int?
     private let process: Process
     private let output: FileHandle
     private var index = 0
@@ -30,7 +32,8 @@ public final class VideoDecoder {
         guard let ffprobe = Self.find("ffprobe"), let ffmpeg = Self.find("ffmpeg") else { throw VideoError.ffmpegMissing }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: ffprobe)
-        probe.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,r_frame_rate", "-of", "csv=p=0", path]
+        probe.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,r_frame_rate,nb_frames",
+                           "-of", "default=noprint_wrappers=1", path]
         let pipe = Pipe(), errors = Pipe()
         probe.standardOutput = pipe
         probe.standardError = errors
@@ -38,19 +41,25 @@ public final class VideoDecoder {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         probe.waitUntilExit()
-        let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
-        let rate = fields.count == 3 ? fields[2].split(separator: "/").compactMap { Double($0) } : []
-        guard probe.terminationStatus == 0, fields.count == 3, let w = Int(fields[0]), let h = Int(fields[1]),
-              w > 0, h > 0, w * h <= MPImage.maximumPixelCount, rate.count == 2, rate[1] > 0, rate[0] > 0 else {
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if pair.count == 2 { fields[pair[0]] = pair[1] }
+        }
+        let rate = (fields["r_frame_rate"] ?? "").split(separator: "/").compactMap { Double($0) }
+        guard probe.terminationStatus == 0, let w = fields["width"].flatMap({ Int($0) }), let h = fields["height"].flatMap({ Int($0) }),
+              MPImage.isSupported(width: w, height: h), rate.count == 2, rate[1] > 0, rate[0] > 0 else {
             throw VideoError.probeFailed(path: path, message: message.isEmpty ? "no video stream (\(text))" : message)
         }
         width = w
         height = h
         framesPerSecond = rate[0] / rate[1]
+        frameCount = fields["nb_frames"].flatMap { Int($0) }
         name = (path as NSString).lastPathComponent
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        // -nostdin: ffmpeg otherwise reads its standard input for commands, taking a caller's piped input.
+        process.arguments = ["-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
         let frames = Pipe()
         process.standardOutput = frames
         process.standardError = FileHandle.nullDevice

@@ -1,0 +1,135 @@
+import Foundation
+import VisionTasks
+
+/// Where a task command's results go: JSON lines written as each frame is answered (`--jsonl FILE`, `-` for standard
+/// output), and one JSON document written at the end (`--json FILE`, the only output that keeps results in memory).
+/// Both destinations are opened or checked before any work, so a bad path fails before the first frame and leaves
+/// nothing half-written. Thread-safe: live-stream results arrive on the task's delivery queue.
+final class ResultOutput: @unchecked Sendable {
+    // @unchecked: every mutable field is touched under `lock` only.
+    private let lock = NSLock()
+    private let lines: FileHandle?
+    private let linesToStandardOutput: Bool
+    private let document: String?
+    private var entries: [[String: Any]] = []
+
+    /// Whether standard output carries the JSON lines (and so nothing else may go there).
+    var ownsStandardOutput: Bool { linesToStandardOutput }
+
+    init(json: String?, jsonl: String?) throws {
+        if let json {
+            try Self.checkWritable(json, option: "--json")
+        }
+        document = json
+        switch jsonl {
+        case nil:
+            lines = nil
+            linesToStandardOutput = false
+        case "-":
+            lines = FileHandle.standardOutput
+            linesToStandardOutput = true
+        case let path?:
+            try Self.checkWritable(path, option: "--jsonl")
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw CLIError(description: "--jsonl: cannot write \(path)")
+            }
+            lines = handle
+            linesToStandardOutput = false
+        }
+    }
+
+    /// One answered frame in the reference schema's per-result form.
+    func write(image label: String, width: Int, height: Int, timestamp: Int?, result: [String: Any]) throws {
+        let entry: [String: Any] = ["image": label, "width": width, "height": height,
+                                    "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": result]
+        try append(entry, keep: true)
+    }
+
+    /// A live-stream frame the task dropped because it was busy.
+    func writeDropped(timestamp: Int) throws {
+        try append(["timestampMs": timestamp, "dropped": true], keep: false)
+    }
+
+    /// A frame the task answered with an error.
+    func writeError(timestamp: Int?, message: String) throws {
+        try append(["timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "error": message], keep: false)
+    }
+
+    /// Writes the `--json` document, if asked for: the reference schema with every kept entry.
+    func finish(header: [String: Any]) throws {
+        lock.lock(); defer { lock.unlock() }
+        try lines?.synchronize()
+        guard let document else { return }
+        var whole = header
+        whole["results"] = entries
+        let data = try JSONSerialization.data(withJSONObject: whole, options: [.sortedKeys])
+        try data.write(to: URL(fileURLWithPath: document), options: .atomic)
+    }
+
+    private func append(_ entry: [String: Any], keep: Bool) throws {
+        lock.lock(); defer { lock.unlock() }
+        if let lines {
+            var data = try JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys])
+            data.append(UInt8(ascii: "\n"))
+            try lines.write(contentsOf: data)
+        }
+        if keep, document != nil { entries.append(entry) }
+    }
+
+    private static func checkWritable(_ path: String, option: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard !isDirectory.boolValue, FileManager.default.isWritableFile(atPath: path) else {
+                throw CLIError(description: "\(option): cannot write \(path)")
+            }
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+            throw CLIError(description: "\(option): cannot write \(path) (no writable directory \(directory.isEmpty ? "." : directory))")
+        }
+    }
+}
+
+/// One updating line on a terminal for long runs: frames done (of the total, when known), frames per second and
+/// time left. Off when standard error is not a terminal or with `--quiet`.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked: mutable fields under `lock` only.
+    private let lock = NSLock()
+    private let total: Int?
+    private let start = Date()
+    private var lastDraw = Date.distantPast
+    private var done = 0
+    let isShown: Bool
+
+    init(total: Int?, quiet: Bool) {
+        self.total = total
+        isShown = !quiet && isatty(STDERR_FILENO) == 1
+    }
+
+    func advance() {
+        lock.lock(); defer { lock.unlock() }
+        done += 1
+        guard isShown, Date().timeIntervalSince(lastDraw) >= 0.2 else { return }
+        lastDraw = Date()
+        draw()
+    }
+
+    func finish() {
+        lock.lock(); defer { lock.unlock() }
+        guard isShown else { return }
+        draw()
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+
+    private func draw() {
+        let elapsed = max(Date().timeIntervalSince(start), 1e-3)
+        let rate = Double(done) / elapsed
+        var text = "\r\u{1B}[K" + (total.map { "frame \(done) of \($0)" } ?? "frame \(done)") + String(format: ", %.1f frames/s", rate)
+        if let total, rate > 0, total > done {
+            let left = Int((Double(total - done) / rate).rounded())
+            text += String(format: ", %d:%02d left", left / 60, left % 60)
+        }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
