@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksTestSupport
 import XCTest
 
 /// A binary built with VISION_TASKS_CPU=haswell (as the test suite is, through tools/tuned-build-env) on a CPU
@@ -7,32 +8,22 @@ import XCTest
 final class CPURequirementTests: XCTestCase {
     func testTunedBinaryRefusesACPUWithoutAVX2AndFMAWithAMessage() throws {
         #if arch(x86_64)
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vision-tasks")
+        let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return XCTFail("\(binary.path) is not built: run `swift build` before `swift test` (tools/run-tests does)")
         }
         guard ProcessInfo.processInfo.environment["VISION_TASKS_CPU"] == "haswell" else {
             return XCTFail("run through tools/run-tests, which builds with VISION_TASKS_CPU=haswell")
         }
-        func run(cpu: String) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/qemu-x86_64")
-            process.arguments = ["-cpu", cpu, binary.path, "--help"]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
+        func run(cpu: String) throws -> ChildProcess.Outcome {
+            try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/qemu-x86_64"), ["-cpu", cpu, binary.path, "--help"])
         }
         let old = try run(cpu: "Nehalem")
         XCTAssertEqual(old.status, 70, old.stderr)
         XCTAssertTrue(old.stderr.contains("built for CPUs with AVX2 and FMA"), old.stderr)
         let new = try run(cpu: "Haswell")
         XCTAssertEqual(new.status, 0, new.stderr)
-        XCTAssertTrue(new.stdout.contains("USAGE: vision-tasks"), new.stdout)
+        XCTAssertTrue(new.output.contains("USAGE: vision-tasks"), new.output)
         #endif
     }
 }

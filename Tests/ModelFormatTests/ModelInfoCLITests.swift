@@ -5,23 +5,13 @@ import XCTest
 /// `vision-tasks model info` as a user runs it: the binary built beside this test bundle.
 final class ModelInfoCLITests: XCTestCase {
     private func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = directory.appendingPathComponent("vision-tasks")
+        let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             XCTFail("\(binary.path) is not built: run `swift build` before `swift test` (tools/run-tests does)")
             return (-1, Data(), "")
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+        let outcome = try ChildProcess.run(binary, arguments)
+        return (outcome.status, outcome.stdout, outcome.stderr)
     }
 
     func testJSONMatchesLiteRTListing() throws {

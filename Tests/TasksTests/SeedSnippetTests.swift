@@ -7,7 +7,7 @@ import XCTest
 /// `Bundle.main.path(forResource: "pose_landmarker", ofType: "task")` looks on Linux: the executable's directory.
 final class SeedSnippetTests: XCTestCase {
     func testPoseSnippetsRunInBothLanguageModes() throws {
-        let built = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let built = ChildProcess.buildDirectory
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-snippets-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -21,16 +21,11 @@ final class SeedSnippetTests: XCTestCase {
             }
             let binary = directory.appendingPathComponent(name)
             try FileManager.default.copyItem(at: source, to: binary)
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = [Repository.shared.appendingPathComponent("images/pose1.jpg").path, "3"]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            let outcome = try ChildProcess.run(binary, [Repository.shared.appendingPathComponent("images/pose1.jpg").path, "3"])
+            let output = outcome.output
+            let status = outcome.status
             print("\(name):\n\(output)")
-            XCTAssertEqual(process.terminationStatus, 0, "\(name): \(output)")
+            XCTAssertEqual(status, 0, "\(name): \(output) \(outcome.stderr)")
             XCTAssertEqual(output.split(separator: "\n"), [
                 "image: 1 pose(s), 33 landmarks",
                 "video: 3 frames, poses [1, 1, 1]",

@@ -1,0 +1,64 @@
+import Foundation
+import VisionTasksTestSupport
+import XCTest
+
+/// `vision-tasks pose` as a user runs it (the debug binary beside this bundle): streamed JSON lines, the live stream
+/// answered frame by frame, and bad arguments refused before any work.
+final class PoseCLITests: XCTestCase {
+    private let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
+    private let model = Repository.modelPath("pose_landmarker_lite.task")
+    private let clip = Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path
+
+    private func lines(_ outcome: ChildProcess.Outcome) throws -> [[String: Any]] {
+        try outcome.output.split(separator: "\n").map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func testVideoStreamsOneJSONLinePerFrame() throws {
+        let outcome = try ChildProcess.run(binary, ["pose", model, clip, "--video", "--max-frames", "4", "--jsonl", "-", "--no-segmentation"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let entries = try lines(outcome)
+        XCTAssertEqual(entries.compactMap { $0["image"] as? String }, (0..<4).map { "full_body_juggle.mp4#\($0)" })
+        XCTAssertEqual(entries.compactMap { $0["timestampMs"] as? Int }, [0, 42, 83, 125])
+        for entry in entries {
+            let landmarks = try XCTUnwrap((entry["result"] as? [String: Any])?["landmarks"] as? [[Any]])
+            XCTAssertEqual(landmarks.map(\.count), [33])
+        }
+    }
+
+    /// Every frame fed through the live stream is answered by one line — a result or `"dropped": true` — in order,
+    /// and the summary's counts add up.
+    func testLiveStreamAnswersEveryFrame() throws {
+        let outcome = try ChildProcess.run(binary, ["pose", model, clip, "--live-stream", "--no-pacing", "--max-frames", "20",
+                                                    "--jsonl", "-", "--no-segmentation"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let entries = try lines(outcome)
+        XCTAssertEqual(entries.compactMap { $0["timestampMs"] as? Int }, (0..<20).map { Int((Double($0) * 1000 / 24).rounded(.toNearestOrEven)) })
+        let dropped = entries.filter { $0["dropped"] as? Bool == true }.count
+        let results = entries.filter { $0["result"] != nil }.count
+        XCTAssertEqual(results + dropped, 20)
+        XCTAssertGreaterThan(results, 0)
+        XCTAssertTrue(outcome.stderr.contains("frames 20, results \(results), dropped \(dropped)"), outcome.stderr)
+    }
+
+    func testBadArgumentsFailBeforeAnyWork() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pose-cli-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jsonl = directory.appendingPathComponent("out.jsonl").path
+        for (arguments, message) in [
+            (["--threads", "0", "--jsonl", jsonl], "--threads must be between 1 and"),
+            (["--threads", "100000", "--jsonl", jsonl], "--threads must be between 1 and"),
+            (["--jsonl", "/nonexistent-directory/out.jsonl"], "--jsonl: cannot write"),
+            (["--json", "/nonexistent-directory/out.json"], "--json: cannot write"),
+            (["--live-stream", "--video"], "two running modes"),
+        ] {
+            let outcome = try ChildProcess.run(binary, ["pose", model, clip] + arguments)
+            XCTAssertNotEqual(outcome.status, 0, "\(arguments)")
+            XCTAssertTrue(outcome.stderr.contains(message), "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stdout.isEmpty, "\(arguments): wrote \(outcome.output)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: jsonl), "\(arguments): a file was written")
+        }
+    }
+}
