@@ -67,12 +67,13 @@ final class PosePipeline: TaskPipeline {
         }
         if let timestamp {
             tracker.track(poses.map(\.nextRect))
-            if smoothing != nil {
-                if let pose = poses.first {
-                    poses[0] = smoothing!.apply(pose, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
-                } else {
-                    smoothing!.noPose()
+            // Optional chaining mutates the filters in place (a copy out and back would copy their arrays each frame).
+            if let pose = poses.first {
+                if let smoothed = smoothing?.apply(pose, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp) {
+                    poses[0] = smoothed
                 }
+            } else {
+                smoothing?.noPose()
             }
         }
         return PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
