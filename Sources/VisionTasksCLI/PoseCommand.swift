@@ -21,6 +21,8 @@ struct PoseCommand: ParsableCommand {
     @Option(help: "Most poses to find.") var numPoses: Int = 2
     @Flag(inversion: .prefixedNo, help: "Compute segmentation masks.") var segmentation = true
     @Option(help: "Threads to use (default: every core); results are the same for any count.") var threads: Int?
+    @Option(help: "Which poses video and live-stream modes smooth: mediapipe (as MediaPipe: only with --num-poses 1), always (each tracked pose), never.")
+    var smoothing: LandmarkSmoothing = .mediapipe
     @Flag(help: "Print nothing but results (no per-frame lines, no progress).") var quiet = false
 
     func validate() throws {
@@ -48,6 +50,7 @@ struct PoseCommand: ParsableCommand {
         options.runningMode = liveStream ? .liveStream : video ? .video : .image
         options.numPoses = numPoses
         options.outputSegmentationMasks = segmentation
+        options.landmarkSmoothing = smoothing
         let live = liveStream ? LiveStreamCollector(output: output) : nil
         options.poseLandmarkerLiveStreamDelegate = live
         let landmarker: PoseLandmarker
@@ -238,3 +241,5 @@ enum PoseDrawing {
         return canvas
     }
 }
+
+extension LandmarkSmoothing: ExpressibleByArgument {}

@@ -9,6 +9,7 @@ public final class PoseLandmarkerOptions {
         var minPosePresenceConfidence: Float = 0.5
         var minTrackingConfidence: Float = 0.5
         var outputSegmentationMasks = false
+        var landmarkSmoothing: LandmarkSmoothing = .mediapipe
     }
 
     var values = Values()
@@ -37,6 +38,11 @@ public final class PoseLandmarkerOptions {
     }
     public var outputSegmentationMasks: Bool {
         get { values.outputSegmentationMasks } set { values.outputSegmentationMasks = newValue }
+    }
+    /// Which poses video and live-stream modes smooth: by default as MediaPipe (a single pose, numPoses 1); `.always`
+    /// gives every tracked pose filters of its own; `.never` turns smoothing off. (Not a MediaPipe option.)
+    public var landmarkSmoothing: LandmarkSmoothing {
+        get { values.landmarkSmoothing } set { values.landmarkSmoothing = newValue }
     }
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
     public weak var poseLandmarkerLiveStreamDelegate: (any PoseLandmarkerLiveStreamDelegate)?

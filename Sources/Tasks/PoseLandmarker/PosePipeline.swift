@@ -11,7 +11,9 @@ final class PosePipeline: TaskPipeline {
     let landmarker: ImageInput
     let decoder: DetectionDecoder
     private var tracker: RegionTracker
+    /// MediaPipe's smoothing of a single pose (numPoses 1), or one per tracked pose (`.always`).
     private var smoothing: PoseSmoothing?
+    private var smoothingPerPose: InstanceFilters<PoseSmoothing>?
 
     // Constants of MediaPipe's pose_detector_graph.cc and pose_landmarks_detector_graph.cc.
     static let landmarkCount = 39
@@ -46,7 +48,13 @@ final class PosePipeline: TaskPipeline {
         }
         tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence)
         // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
-        if options.numPoses == 1, options.runningMode != .image { smoothing = PoseSmoothing() }
+        if options.runningMode != .image {
+            switch options.landmarkSmoothing {
+            case .mediapipe where options.numPoses == 1: smoothing = PoseSmoothing()
+            case .always: smoothingPerPose = InstanceFilters { PoseSmoothing() }
+            case .mediapipe, .never: break
+            }
+        }
     }
 
     /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
@@ -60,13 +68,24 @@ final class PosePipeline: TaskPipeline {
     private var landmarkPost: Double = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
-        let rects = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
+        let regions = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
         var poses: [PoseEstimate] = []
-        for rect in rects {
-            if let pose = try landmarks(image, rect: rect) { poses.append(pose) }
+        for region in regions {
+            if var pose = try landmarks(image, rect: region.rect) {
+                pose.instance = region.instance
+                poses.append(pose)
+            }
         }
         if let timestamp {
-            tracker.track(poses.map(\.nextRect))
+            tracker.track(poses.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) })
+            if smoothingPerPose != nil {
+                for i in poses.indices {
+                    poses[i] = smoothingPerPose!.update(poses[i].instance) {
+                        $0.apply(poses[i], imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
+                    }
+                }
+                smoothingPerPose?.keep(only: Set(poses.map(\.instance)))
+            }
             // Optional chaining mutates the filters in place (a copy out and back would copy their arrays each frame).
             if let pose = poses.first {
                 if let smoothed = smoothing?.apply(pose, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp) {
@@ -151,7 +170,7 @@ final class PosePipeline: TaskPipeline {
                                           maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
                                           imageWidth: image.width, imageHeight: image.height)
         }
-        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect)
+        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, instance: 0)
     }
 }
 
@@ -161,4 +180,6 @@ struct PoseEstimate {
     var world: [Landmark]
     var mask: Mask?
     var nextRect: NormalizedRect
+    /// The tracked instance it belongs to (``TrackedRegion/instance``).
+    var instance: Int
 }

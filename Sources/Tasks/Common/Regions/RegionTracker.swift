@@ -1,11 +1,21 @@
+/// A region a landmark model runs on, with the identity of the instance (pose, face, hand) it follows.
+struct TrackedRegion: Sendable, Equatable {
+    /// Stays the same while the instance is tracked from frame to frame, or re-detected over its own region; a new
+    /// instance, or one lost and found again, gets a new one.
+    var instance: Int
+    var rect: NormalizedRect
+}
+
 /// MediaPipe's detect-or-track loop for landmark tasks in video and live-stream modes: the regions derived from the
 /// last frame's landmarks are used again, and the detector runs only while fewer than `maximumCount` are tracked.
 /// A new detection replaces every tracked region it overlaps by more than `replacementOverlap` IoU
-/// (`AssociationNormRectCalculator`). In image mode every call detects and nothing is kept.
+/// (`AssociationNormRectCalculator`) and takes over the first one's instance. In image mode every call detects and
+/// nothing is kept.
 struct RegionTracker: Sendable {
     let maximumCount: Int
     let replacementOverlap: Float
-    private(set) var tracked: [NormalizedRect] = []
+    private(set) var tracked: [TrackedRegion] = []
+    private var nextInstance = 0
 
     init(maximumCount: Int, replacementOverlap: Float) {
         self.maximumCount = maximumCount
@@ -13,20 +23,26 @@ struct RegionTracker: Sendable {
     }
 
     /// The regions to run the landmark model on this frame, at most `maximumCount`.
-    func regions(tracking: Bool, detect: () throws(VisionTaskError) -> [NormalizedRect]) throws(VisionTaskError) -> [NormalizedRect] {
-        guard tracking else { return Array(try detect().prefix(maximumCount)) }
-        var rects = tracked
+    mutating func regions(tracking: Bool, detect: () throws(VisionTaskError) -> [NormalizedRect]) throws(VisionTaskError) -> [TrackedRegion] {
+        guard tracking else { return try detect().prefix(maximumCount).enumerated().map { TrackedRegion(instance: $0.offset, rect: $0.element) } }
+        var regions = tracked
         if tracked.count < maximumCount {
             for rect in try detect() {
-                rects.removeAll { $0.intersectionOverUnion(rect) > replacementOverlap }
-                rects.append(rect)
+                let replaced = regions.first { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
+                regions.removeAll { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
+                regions.append(TrackedRegion(instance: replaced?.instance ?? newInstance(), rect: rect))
             }
         }
-        return Array(rects.prefix(maximumCount))
+        return Array(regions.prefix(maximumCount))
     }
 
     /// Keeps the regions the landmark model derived for the next frame (one per instance it found).
-    mutating func track(_ next: [NormalizedRect]) {
+    mutating func track(_ next: [TrackedRegion]) {
         tracked = next
+    }
+
+    private mutating func newInstance() -> Int {
+        defer { nextInstance += 1 }
+        return nextInstance
     }
 }
