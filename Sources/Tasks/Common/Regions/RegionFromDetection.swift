@@ -3,8 +3,8 @@ import Foundation
 /// The region a landmark model should see for one detection, before ``RegionTransformation``: MediaPipe's
 /// `AlignmentPointsRectsCalculator` (pose) or `DetectionsToRectsCalculator` with rotation (hands, faces).
 /// The rotation turns the vector from the `start` keypoint to the `end` keypoint so that it points at `targetAngle`.
-struct RegionFromDetection: Sendable {
-    enum Shape: Sendable {
+package struct RegionFromDetection: Sendable {
+    package enum Shape: Sendable {
         /// A square centred on the start keypoint, twice the keypoints' distance on a side (in pixels).
         case alignmentPoints
         /// The detection's box.
@@ -13,10 +13,14 @@ struct RegionFromDetection: Sendable {
 
     var shape: Shape
     /// Indices of the keypoints that set the rotation (and, for `.alignmentPoints`, the centre and size).
-    var startKeypoint: Int
-    var endKeypoint: Int
+    package var startKeypoint: Int
+    package var endKeypoint: Int
     /// Radians; 90° (π/2) for pose: the hips-to-head vector points up.
     var targetAngle: Float
+
+    package init(shape: Shape, startKeypoint: Int, endKeypoint: Int, targetAngle: Float) {
+        self.shape = shape; self.startKeypoint = startKeypoint; self.endKeypoint = endKeypoint; self.targetAngle = targetAngle
+    }
 
     func rect(_ detection: RawDetection, imageWidth: Int, imageHeight: Int) -> NormalizedRect? {
         guard detection.keypoints.indices.contains(startKeypoint), detection.keypoints.indices.contains(endKeypoint) else {
@@ -28,7 +32,7 @@ struct RegionFromDetection: Sendable {
     }
 
     /// `box` is (xMin, yMin, width, height), normalized; only `.boundingBox` reads it.
-    func rect(start: SIMD2<Float>, end: SIMD2<Float>, box: (Float, Float, Float, Float) = (0, 0, 0, 0),
+    package func rect(start: SIMD2<Float>, end: SIMD2<Float>, box: (Float, Float, Float, Float) = (0, 0, 0, 0),
               imageWidth: Int, imageHeight: Int) -> NormalizedRect {
         let w = Float(imageWidth), h = Float(imageHeight)
         let x0 = start.x * w, y0 = start.y * h, x1 = end.x * w, y1 = end.y * h
@@ -47,7 +51,7 @@ struct RegionFromDetection: Sendable {
 
 /// MediaPipe's `RectTransformationCalculator`: shifts a region along its own rotated axes, squares it on its long
 /// (or short) side in pixels, then scales it.
-struct RegionTransformation: Sendable {
+package struct RegionTransformation: Sendable {
     var scaleX: Float = 1
     var scaleY: Float = 1
     /// Shifts in units of the region's width and height, along its rotated axes.
@@ -56,7 +60,12 @@ struct RegionTransformation: Sendable {
     var squareLong = false
     var squareShort = false
 
-    func apply(_ input: NormalizedRect, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+    package init(scaleX: Float = 1, scaleY: Float = 1, shiftX: Float = 0, shiftY: Float = 0, squareLong: Bool = false, squareShort: Bool = false) {
+        self.scaleX = scaleX; self.scaleY = scaleY; self.shiftX = shiftX; self.shiftY = shiftY
+        self.squareLong = squareLong; self.squareShort = squareShort
+    }
+
+    package func apply(_ input: NormalizedRect, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
         var rect = input
         let w = Float(imageWidth), h = Float(imageHeight)
         var width = rect.width, height = rect.height
