@@ -240,3 +240,28 @@ extension PoseLandmarkerAPITests {
         XCTAssertFalse(delegate.answers.contains { $0.kind == "error" })
     }
 }
+
+extension PoseLandmarkerAPITests {
+    /// While the delegate is stuck in a callback, at most two results wait for it; later frames are dropped (and
+    /// said so) instead of piling up in memory. Frames come every 30 ms, slower than one is processed, so without
+    /// the bound every one of them would be processed and queued.
+    func testResultsWaitingForASlowDelegateAreBounded() throws {
+        let delegate = GatedDelegate()
+        let o = options(.liveStream)
+        o.poseLandmarkerLiveStreamDelegate = delegate
+        let landmarker = try PoseLandmarker(options: o)
+        let frame = try image("pose1.jpg")
+        let frames = 20
+        for t in 0..<frames {
+            try landmarker.detectAsync(image: frame, timestampInMilliseconds: t)
+            usleep(30_000)
+        }
+        for _ in 0..<frames { delegate.gate.signal() }
+        landmarker.waitUntilIdle()
+        delegate.lock.lock(); defer { delegate.lock.unlock() }
+        XCTAssertEqual(delegate.answers.map(\.timestamp), Array(0..<frames))
+        let results = delegate.answers.filter { $0.kind == "result" }.count
+        XCTAssertGreaterThanOrEqual(results, 1)
+        XCTAssertLessThanOrEqual(results, 2, "results piled up behind a stuck delegate")
+    }
+}

@@ -31,7 +31,9 @@ enum LiveStreamOutcome<Result: Sendable>: Sendable {
 /// Live stream, as MediaPipe runs it: a frame that arrives while the previous one is still being processed is
 /// dropped; results are delivered in timestamp order on one serial queue. Delivery runs beside the next frame's
 /// processing, so a frame's work and the previous frame's delivery overlap across cores. Unlike MediaPipe, a dropped
-/// frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once.
+/// frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once. A frame is
+/// also dropped while two results wait for a slow delegate: memory stays bounded however long a callback takes
+/// (MediaPipe's slow callback blocks its graph instead).
 final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     let runningMode: RunningMode
     /// The pipeline is held for a whole frame.
@@ -45,6 +47,8 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     private struct Admission {
         var lastTimestamp: Int?
         var inFlight = false
+        /// Results handed to the delivery queue whose callback has not returned.
+        var undelivered = 0
         var closed = false
     }
 
@@ -79,7 +83,7 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
                       deliver: @escaping @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void) throws(VisionTaskError) -> Bool {
         try admit(method: method, in: .liveStream, timestamp: timestamp)
         let accepted = admission.withLock { state in
-            if state.inFlight { return false }
+            if state.inFlight || state.undelivered > 1 { return false }
             state.inFlight = true
             return true
         }
@@ -102,8 +106,11 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        admission.withLock { $0.inFlight = false }
-        deliveryQueue.async { deliver(outcome) }
+        admission.withLock { $0.inFlight = false; $0.undelivered += 1 }
+        deliveryQueue.async { [self] in
+            deliver(outcome)
+            admission.withLock { $0.undelivered -= 1 }
+        }
     }
 
     /// Waits until every accepted live-stream frame has been processed and its result delivered. Called from a
