@@ -95,10 +95,10 @@ enum PoseBenchmark {
                 let results = sink.count - delivered
                 frameCount += results
                 ours.append(Double(results) / elapsed)
-                print(String(format: "live, ours:      %4d of %4d frames answered in %.2f s: %.1f results/s", results, submitted, elapsed, ours.last!))
+                print(String(format: "live, ours:      %4d of %4d frames gave a result in %.2f s: %.1f results/s", results, submitted, elapsed, ours.last!))
                 if let reply = mediapipe?.request("3"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }), fields.count == 3 {
                     theirs.append(fields[1] / fields[2])
-                    print(String(format: "live, MediaPipe: %4d of %4d frames answered in %.2f s: %.1f results/s", Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
+                    print(String(format: "live, MediaPipe: %4d of %4d frames gave a result in %.2f s: %.1f results/s", Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
                 }
             }
             if !theirs.isEmpty {
