@@ -58,7 +58,8 @@ final class ResultOutput: @unchecked Sendable {
     /// Writes the `--json` document, if asked for: the reference schema with every kept entry.
     func finish(header: [String: Any]) throws {
         lock.lock(); defer { lock.unlock() }
-        try lines?.synchronize()
+        // A file is flushed to disk; standard output may be a pipe or a terminal, which cannot be.
+        if !linesToStandardOutput { try lines?.synchronize() }
         guard let document else { return }
         var whole = header
         whole["results"] = entries

@@ -22,15 +22,6 @@ package struct RegionFromDetection: Sendable {
         self.shape = shape; self.startKeypoint = startKeypoint; self.endKeypoint = endKeypoint; self.targetAngle = targetAngle
     }
 
-    func rect(_ detection: RawDetection, imageWidth: Int, imageHeight: Int) -> NormalizedRect? {
-        guard detection.keypoints.indices.contains(startKeypoint), detection.keypoints.indices.contains(endKeypoint) else {
-            return nil
-        }
-        return rect(start: detection.keypoints[startKeypoint], end: detection.keypoints[endKeypoint],
-                    box: (detection.xMin, detection.yMin, detection.width, detection.height),
-                    imageWidth: imageWidth, imageHeight: imageHeight)
-    }
-
     /// `box` is (xMin, yMin, width, height), normalized; only `.boundingBox` reads it.
     package func rect(start: SIMD2<Float>, end: SIMD2<Float>, box: (Float, Float, Float, Float) = (0, 0, 0, 0),
               imageWidth: Int, imageHeight: Int) -> NormalizedRect {

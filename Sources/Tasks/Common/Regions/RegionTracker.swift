@@ -14,7 +14,7 @@ struct TrackedRegion: Sendable, Equatable {
 struct RegionTracker: Sendable {
     let maximumCount: Int
     let replacementOverlap: Float
-    private(set) var tracked: [TrackedRegion] = []
+    private var tracked: [TrackedRegion] = []
     private var nextInstance = 0
 
     init(maximumCount: Int, replacementOverlap: Float) {
