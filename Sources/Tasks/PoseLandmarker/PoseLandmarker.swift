@@ -17,10 +17,7 @@ public final class PoseLandmarker: Sendable {
         try options.validate()
         delegate = WeakDelegate(options.poseLandmarkerLiveStreamDelegate)
         let values = options.values
-        let bundle: TaskBundle
-        do { bundle = try TaskBundle(path: try values.baseOptions.requiredModelPath()) } catch let error as FormatError {
-            throw VisionTaskError.model(error)
-        }
+        let bundle = try values.baseOptions.openBundle()
         runner = TaskRunner(try PosePipeline(bundle: bundle, options: values), runningMode: values.runningMode, label: "pose")
     }
 
@@ -48,13 +45,10 @@ public final class PoseLandmarker: Sendable {
         try runner.processAsync(image, timestampMilliseconds: timestamp, method: "detectAsync(image:timestampInMilliseconds:)") {
             [self] outcome in
             guard let delegate = delegate.value else { return }
-            switch outcome {
-            case let .result(result):
-                delegate.poseLandmarker(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: nil)
-            case let .failure(error):
-                delegate.poseLandmarker(self, didFinishDetection: nil, timestampInMilliseconds: timestamp, error: error)
-            case .dropped:
+            if case .dropped = outcome {
                 delegate.poseLandmarker(self, didDropFrameAtTimestampInMilliseconds: timestamp)
+            } else {
+                delegate.poseLandmarker(self, didFinishDetection: outcome.result, timestampInMilliseconds: timestamp, error: outcome.error)
             }
         }
     }

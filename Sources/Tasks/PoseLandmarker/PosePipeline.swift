@@ -5,11 +5,9 @@ import VisionTasksModelFormat
 /// video-mode state (tracked regions, smoothing).
 final class PosePipeline: TaskPipeline {
     let options: PoseLandmarkerOptions.Values
-    let detectorRunner: TensorRunner
+    let detector: SSDDetector
     let landmarkRunner: TensorRunner
-    let detector: ImageInput
     let landmarker: ImageInput
-    let decoder: DetectionDecoder
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single pose (numPoses 1), or one per tracked pose (`.always`).
     private var smoothing: PoseSmoothing?
@@ -25,25 +23,19 @@ final class PosePipeline: TaskPipeline {
 
     init(bundle: TaskBundle, options: PoseLandmarkerOptions.Values) throws(VisionTaskError) {
         self.options = options
-        for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
-            guard (try? bundle.member(member)) != nil else {
-                throw .wrongModel("a pose landmarker bundle holds \(member); this one has \(bundle.memberPaths)")
-            }
-        }
+        try bundle.requireMembers(["pose_detector.tflite", "pose_landmarks_detector.tflite"], for: "pose landmarker")
         let threads = options.baseOptions.numThreads
-        detectorRunner = try TensorRunner(bundle: bundle, member: "pose_detector.tflite", threads: threads)
-        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads)
         // Legacy graphs feed the detector [-1, 1] and the landmark model [0, 1]; metadata overrides both.
-        detector = try ImageInput(detectorRunner, defaultRange: -1...1)
+        detector = try SSDDetector(
+            runner: try TensorRunner(bundle: bundle, member: "pose_detector.tflite", threads: threads), defaultRange: -1...1,
+            anchors: SSDAnchorOptions(inputWidth: 224, inputHeight: 224, minScale: 0.1484375, maxScale: 0.75,
+                                      strides: [8, 16, 32, 32, 32], aspectRatios: [1]),
+            coordinateCount: 12, keypointCount: 4, minimumScore: options.minPoseDetectionConfidence,
+            suppressionThreshold: Self.suppressionThreshold)
+        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads)
         landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
-        let anchors = SSDAnchors.generate(SSDAnchorOptions(
-            inputWidth: 224, inputHeight: 224, minScale: 0.1484375, maxScale: 0.75, strides: [8, 16, 32, 32, 32], aspectRatios: [1]))
-        decoder = DetectionDecoder(anchors: anchors, coordinateCount: 12, keypointCount: 4, keypointOffset: 4,
-                                   scale: SIMD4(repeating: 224), scoreClipping: 100, minimumScore: options.minPoseDetectionConfidence)
         let outputs = landmarkRunner.interpreter.outputs
-        guard detector.width == 224, detector.height == 224,
-              detectorRunner.interpreter.outputs.map(\.elementCount) == [anchors.count * 12, anchors.count],
-              outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
+        guard outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
         }
         tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence)
@@ -59,12 +51,10 @@ final class PosePipeline: TaskPipeline {
 
     /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
     var timings: (detector: StageTimings, landmarks: StageTimings) {
-        var d = detectorRunner.timings, l = landmarkRunner.timings
-        d.postprocessing = detectorPost
+        var l = landmarkRunner.timings
         l.postprocessing = landmarkPost
-        return (d, l)
+        return (detector.timings, l)
     }
-    private var detectorPost: Double = 0
     private var landmarkPost: Double = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
@@ -100,23 +90,10 @@ final class PosePipeline: TaskPipeline {
                                     timestampInMilliseconds: timestamp ?? 0)
     }
 
-    /// Pose regions from the detector, best first.
+    /// Pose regions from the detector, best first: the alignment-point region from the hips centre and the point
+    /// above the head.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
-        // The detector letterboxes with zeros (pose_detector_graph.cc sets BORDER_ZERO).
-        let transform = try detector.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
-                                         keepAspectRatio: true, border: .zero)
-        let post = now()
-        defer { detectorPost += Double(now() - post) / 1e6 }
-        let boxes = try detectorRunner.output(0), scores = try detectorRunner.output(1)
-        let kept = NonMaxSuppression.weighted(decoder.decode(boxes: boxes, scores: scores), threshold: Self.suppressionThreshold)
-        let p = transform.padding
-        let lr = Float(p.left + p.right), tb = Float(p.top + p.bottom)
-        // Letterbox removal (DetectionLetterboxRemovalCalculator), then the alignment-point region.
-        let unpad = { (k: SIMD2<Float>) in SIMD2((k.x - Float(p.left)) / (1 - lr), (k.y - Float(p.top)) / (1 - tb)) }
-        return kept.map { detection in
-            region(start: unpad(detection.keypoints[0]), end: unpad(detection.keypoints[1]), image: image)
-        }
+        try detector.detect(image).map { region(start: $0.keypoints[0], end: $0.keypoints[1], image: image) }
     }
 
     private func region(start: SIMD2<Float>, end: SIMD2<Float>, image: MPImage) -> NormalizedRect {
@@ -150,9 +127,7 @@ final class PosePipeline: TaskPipeline {
                 HeatmapRefinement().refine(&points, heatmap: $0, height: heatmapShape[1], width: heatmapShape[2], channels: heatmapShape[3])
             }
         }
-        let p = transform.padding
-        let padding = (Float(p.left), Float(p.top), Float(p.right), Float(p.bottom))
-        let projected = points.map { LandmarkProjection.project(LandmarkProjection.removeLetterbox($0, padding: padding), through: rect) }
+        let projected = LandmarkProjection.project(points, transform: transform, through: rect)
         let landmarks = (0..<Self.poseLandmarkCount).map { i in
             NormalizedLandmark(x: projected[i].x, y: projected[i].y, z: projected[i].z, visibility: visibility[i], presence: presences[i])
         }

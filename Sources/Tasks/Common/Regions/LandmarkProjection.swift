@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksImaging
 
 /// Moving landmarks between the model's crop and the image (MediaPipe's letterbox-removal and projection
 /// calculators).
@@ -14,6 +15,14 @@ enum LandmarkProjection {
         let x = p.x - 0.5, y = p.y - 0.5
         let c = cosf(rect.rotation), s = sinf(rect.rotation)
         return SIMD3((c * x - s * y) * rect.width + rect.xCenter, (s * x + c * y) * rect.height + rect.yCenter, p.z * rect.width)
+    }
+
+    /// Points decoded from a landmark model's tensor (normalized to it) to the image: letterbox removed, then
+    /// projected through the region the tensor was cut from.
+    static func project(_ points: [SIMD3<Float>], transform: TensorToImageTransform, through rect: NormalizedRect) -> [SIMD3<Float>] {
+        let p = transform.padding
+        let padding = (Float(p.left), Float(p.top), Float(p.right), Float(p.bottom))
+        return points.map { project(removeLetterbox($0, padding: padding), through: rect) }
     }
 
     /// World landmarks turn with the region but keep their metric scale.

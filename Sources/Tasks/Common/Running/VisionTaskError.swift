@@ -19,6 +19,9 @@ public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible
     /// The bundle is readable but is not the model this task needs.
     case wrongModel(String)
     case image(ImageError)
+    /// A stage could not produce a result for this frame (e.g. the facial transformation fit degenerated); the
+    /// task goes on with the next frame.
+    case processingFailed(String)
     /// The task was closed (``PoseLandmarker/close()``); it takes no more input.
     case taskClosed
 
@@ -33,6 +36,7 @@ public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible
         case let .engine(error): return "\(error)"
         case let .wrongModel(reason): return "wrong model for this task: \(reason)"
         case let .image(error): return "\(error)"
+        case let .processingFailed(reason): return "processing failed: \(reason)"
         case .taskClosed: return "the task was closed and takes no more input"
         }
     }

@@ -1,0 +1,38 @@
+import VisionTasksModelFormat
+
+extension BaseOptions {
+    /// Opens the `.task` bundle at `modelAssetPath`, with the format layer's errors as the task's.
+    func openBundle() throws(VisionTaskError) -> TaskBundle {
+        do { return try TaskBundle(path: try requiredModelPath()) } catch let error as FormatError {
+            throw .model(error)
+        } catch let error as VisionTaskError {
+            throw error
+        } catch {
+            throw .wrongModel("\(error)")
+        }
+    }
+}
+
+extension TaskBundle {
+    /// Refuses a bundle that lacks one of `members` with a message naming what it holds (a pose bundle given to the
+    /// face landmarker, say).
+    func requireMembers(_ members: [String], for task: String) throws(VisionTaskError) {
+        for member in members where (try? self.member(member)) == nil {
+            throw .wrongModel("a \(task) bundle holds \(member); this one has \(memberPaths)")
+        }
+    }
+}
+
+extension LiveStreamOutcome {
+    /// The result, when the frame was processed and succeeded.
+    var result: Result? {
+        if case let .result(result) = self { return result }
+        return nil
+    }
+
+    /// The error, when the frame was processed and failed.
+    var error: VisionTaskError? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
+}

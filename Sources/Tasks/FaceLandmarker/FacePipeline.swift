@@ -1,0 +1,193 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// The detector → region → landmarks pipeline of MediaPipe's face landmarker graphs, one frame at a time, with its
+/// video-mode state (tracked regions, smoothing), and the optional blendshape and geometry stages after it.
+final class FacePipeline: TaskPipeline {
+    let options: FaceLandmarkerOptions.Values
+    let detector: SSDDetector
+    let landmarkRunner: TensorRunner
+    let landmarker: ImageInput
+    let blendshapes: FaceBlendshapes?
+    let geometry: FaceGeometry?
+    private var tracker: RegionTracker
+    /// MediaPipe's smoothing of a single face (numFaces 1), or one per tracked face (`.always`).
+    private var smoothing: LandmarksSmoother?
+    private var smoothingPerFace: InstanceFilters<LandmarksSmoother>?
+
+    // Constants of MediaPipe's face_detector_graph.cc and face_landmarks_detector_graph.cc.
+    static let landmarkCount = 478
+    /// face_detector_graph_options.proto's default; the face landmarker does not change it.
+    static let suppressionThreshold: Float = 0.5
+    /// The detector's box, turned so that its keypoint 0 (one eye) to keypoint 1 (the other) is horizontal, then
+    /// grown 1.5 times (not squared: face_detector_graph.cc sets only the scale).
+    static let regionFromDetection = RegionFromDetection(shape: .boundingBox, startKeypoint: 0, endKeypoint: 1, targetAngle: 0)
+    static let detectionTransformation = RegionTransformation(scaleX: 1.5, scaleY: 1.5)
+    /// The next frame's region: the landmarks' box, turned so that the outer eye corners (33 → 263) are
+    /// horizontal, squared on its long side and grown 1.5 times.
+    static let regionFromLandmarks = RegionFromDetection(shape: .boundingBox, startKeypoint: 33, endKeypoint: 263, targetAngle: 0)
+    static let landmarksTransformation = RegionTransformation(scaleX: 1.5, scaleY: 1.5, squareLong: true)
+    /// LandmarksSmoothingCalculator's options in face_landmarks_detector_graph.cc; no region is wired, so the speed
+    /// is scaled by the landmarks' own extent; face landmarks have no visibility to filter.
+    static let smoothingParameters = LandmarksSmoother.Parameters(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, valueScale: .landmarkExtent)
+
+    init(bundle: TaskBundle, options: FaceLandmarkerOptions.Values) throws(VisionTaskError) {
+        self.options = options
+        try bundle.requireMembers(["face_detector.tflite", "face_landmarks_detector.tflite"], for: "face landmarker")
+        let threads = options.baseOptions.numThreads
+        detector = try SSDDetector(
+            runner: try TensorRunner(bundle: bundle, member: "face_detector.tflite", threads: threads), defaultRange: -1...1,
+            anchors: SSDAnchorOptions(inputWidth: 128, inputHeight: 128, minScale: 0.1484375, maxScale: 0.75,
+                                      strides: [8, 16, 16, 16], aspectRatios: [1]),
+            coordinateCount: 16, keypointCount: 6, minimumScore: options.minFaceDetectionConfidence,
+            suppressionThreshold: Self.suppressionThreshold)
+        landmarkRunner = try TensorRunner(bundle: bundle, member: "face_landmarks_detector.tflite", threads: threads)
+        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
+        let outputs = landmarkRunner.interpreter.outputs
+        guard outputs.count >= 2, outputs[0].elementCount == Self.landmarkCount * 3, outputs[1].elementCount == 1 else {
+            throw .wrongModel("face_landmarks_detector.tflite does not output \(Self.landmarkCount) landmarks and a presence score")
+        }
+        // As MediaPipe, a stage that was asked for needs its model: no silent empty results.
+        blendshapes = options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil
+        geometry = options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil
+        tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence)
+        // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
+        if options.runningMode != .image {
+            switch options.landmarkSmoothing {
+            case .mediapipe where options.numFaces == 1: smoothing = LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)
+            case .always: smoothingPerFace = InstanceFilters { LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil) }
+            case .mediapipe, .never: break
+            }
+        }
+    }
+
+    var timings: FaceStageTimings {
+        var l = landmarkRunner.timings
+        l.postprocessing = landmarkPost
+        var g: StageTimings?
+        if geometry != nil {
+            g = StageTimings()
+            g?.postprocessing = geometryTime
+            g?.calls = geometryCalls
+        }
+        return FaceStageTimings(detector: detector.timings, landmarks: l, blendshapes: blendshapes?.runner.timings, geometry: g)
+    }
+    private var landmarkPost: Double = 0
+    private var geometryTime: Double = 0
+    private var geometryCalls = 0
+
+    func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
+        let regions = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
+        var faces: [FaceEstimate] = []
+        for region in regions {
+            if var face = try landmarks(image, rect: region.rect) {
+                face.instance = region.instance
+                faces.append(face)
+            }
+        }
+        if let timestamp {
+            tracker.track(faces.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) })
+            smooth(&faces, image: image, timestampMilliseconds: timestamp)
+        }
+        // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
+        // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
+        var scores: [Classifications] = []
+        if let blendshapes {
+            for face in faces { scores.append(try blendshapes.scores(face.landmarks, imageWidth: image.width, imageHeight: image.height)) }
+        }
+        var matrixes: [TransformMatrix] = []
+        if let geometry {
+            let start = now()
+            defer { geometryTime += Double(now() - start) / 1e6; geometryCalls += 1 }
+            for face in faces {
+                let points = face.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
+                // MediaPipe leaves out the matrix of a face collapsed to a point (the list is then shorter), and fails
+                // the frame when a fit degenerates otherwise.
+                if geometry.skips(points) { continue }
+                guard let values = geometry.facialTransformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height),
+                      let matrix = TransformMatrix(rows: 4, columns: 4, data: values) else {
+                    throw .processingFailed("the facial transformation fit degenerated on this frame's landmarks")
+                }
+                matrixes.append(matrix)
+            }
+        }
+        return FaceLandmarkerResult(faceLandmarks: faces.map(\.landmarks), faceBlendshapes: scores,
+                                    facialTransformationMatrixes: matrixes, timestampInMilliseconds: timestamp ?? 0)
+    }
+
+    private func smooth(_ faces: inout [FaceEstimate], image: MPImage, timestampMilliseconds timestamp: Int) {
+        let w = image.width, h = image.height
+        if smoothingPerFace != nil {
+            for i in faces.indices {
+                faces[i].landmarks = smoothingPerFace!.update(faces[i].instance) {
+                    $0.smooth(faces[i].landmarks, region: nil, imageWidth: w, imageHeight: h, timestampMilliseconds: timestamp)
+                }
+            }
+            smoothingPerFace?.keep(only: Set(faces.map(\.instance)))
+        }
+        // Optional chaining mutates the filters in place (a copy out and back would copy their arrays each frame).
+        if let face = faces.first {
+            if let smoothed = smoothing?.smooth(face.landmarks, region: nil, imageWidth: w, imageHeight: h, timestampMilliseconds: timestamp) {
+                faces[0].landmarks = smoothed
+            }
+        } else {
+            smoothing?.resetCoordinates()
+        }
+    }
+
+    /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
+    func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
+        try detector.detect(image).prefix(options.numFaces).map { d in
+            let rect = Self.regionFromDetection.rect(start: d.keypoints[0], end: d.keypoints[1], box: (d.xMin, d.yMin, d.width, d.height),
+                                                     imageWidth: image.width, imageHeight: image.height)
+            return Self.detectionTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// Runs the landmark model on one region; nil when the model says no face is there.
+    func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> FaceEstimate? {
+        // ImagePreprocessingGraph's defaults: stretch (no letterbox) and a replicated border.
+        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
+                                           keepAspectRatio: false, border: .replicate)
+        let post = now()
+        defer { landmarkPost += Double(now() - post) / 1e6 }
+        let presence = 1 / (1 + expf(-(try landmarkRunner.output(1).first ?? -.infinity)))
+        guard presence > options.minFacePresenceConfidence else { return nil }
+        let raw = try landmarkRunner.output(0)
+        // TensorsToLandmarksCalculator: pixels of the model's input to [0, 1]; z on x's scale.
+        let width = Float(landmarker.width), height = Float(landmarker.height)
+        let points = (0..<Self.landmarkCount).map { i in SIMD3(raw[3 * i] / width, raw[3 * i + 1] / height, raw[3 * i + 2] / width) }
+        let projected = LandmarkProjection.project(points, transform: transform, through: rect)
+        let landmarks = projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }
+        return FaceEstimate(landmarks: landmarks, nextRect: nextRegion(projected, image: image), instance: 0)
+    }
+
+    /// LandmarksToDetectionCalculator (the landmarks' box, every landmark a keypoint), then the region from it.
+    private func nextRegion(_ points: [SIMD3<Float>], image: MPImage) -> NormalizedRect {
+        var lo = SIMD2(points[0].x, points[0].y), hi = lo
+        for p in points {
+            lo = pointwiseMin(lo, SIMD2(p.x, p.y)); hi = pointwiseMax(hi, SIMD2(p.x, p.y))
+        }
+        let start = Self.regionFromLandmarks.startKeypoint, end = Self.regionFromLandmarks.endKeypoint
+        let rect = Self.regionFromLandmarks.rect(start: SIMD2(points[start].x, points[start].y), end: SIMD2(points[end].x, points[end].y),
+                                                 box: (lo.x, lo.y, hi.x - lo.x, hi.y - lo.y), imageWidth: image.width, imageHeight: image.height)
+        return Self.landmarksTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+    }
+}
+
+/// Where a face landmarker's time goes, per stage (for benchmarks).
+package struct FaceStageTimings: Sendable {
+    package var detector: StageTimings
+    package var landmarks: StageTimings
+    package var blendshapes: StageTimings?
+    /// Time in the geometry pipeline (as post-processing), and its calls.
+    package var geometry: StageTimings?
+}
+
+/// One face found in one frame, before results are assembled.
+struct FaceEstimate {
+    var landmarks: [NormalizedLandmark]
+    var nextRect: NormalizedRect
+    /// The tracked instance it belongs to (``TrackedRegion/instance``).
+    var instance: Int
+}
