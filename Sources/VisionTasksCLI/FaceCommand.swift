@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import VisionTasksImaging
+import VisionTasks
+
+struct FaceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "face",
+        abstract: "Detect face landmarks, blendshapes and transformation matrices in images or video frames; write MediaPipe's reference JSON and drawings (contours, irises, top blendshapes).")
+
+    @OptionGroup var common: TaskCommandOptions
+    @Option(help: "Most faces to find.") var numFaces: Int = 2
+    @Flag(inversion: .prefixedNo, help: "Compute the 52 blendshape scores of each face.") var blendshapes = true
+    @Flag(inversion: .prefixedNo, help: "Compute each face's transformation from the canonical face model.") var transformationMatrixes = true
+
+    func validate() throws {
+        guard numFaces > 0 else { throw ValidationError("--num-faces must be positive") }
+    }
+
+    func run() throws {
+        let runner = try TaskCommandRunner(options: common, taskName: "face")
+        let options = FaceLandmarkerOptions()
+        options.baseOptions.modelAssetPath = common.model
+        options.baseOptions.numThreads = common.threads
+        options.runningMode = common.runningMode
+        options.numFaces = numFaces
+        options.outputFaceBlendshapes = blendshapes
+        options.outputFacialTransformationMatrixes = transformationMatrixes
+        options.landmarkSmoothing = common.smoothing
+        let delegate = runner.live.map(FaceLiveStreamDelegate.init)
+        options.faceLandmarkerLiveStreamDelegate = delegate
+        let landmarker: FaceLandmarker
+        do { landmarker = try FaceLandmarker(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
+        try withExtendedLifetime(delegate) { try runner.run(landmarker) }
+    }
+}
+
+extension FaceLandmarker: CommandTask {
+    static func json(_ result: FaceLandmarkerResult) -> [String: Any] { ReferenceJSON.face(result) }
+    static func draw(_ result: FaceLandmarkerResult, on image: MPImage) -> Canvas { FaceDrawing.draw(result, on: image) }
+    static func summary(_ result: FaceLandmarkerResult) -> String { "\(result.faceLandmarks.count) face(s)" }
+}
+
+/// `vision-tasks face --live-stream`'s delegate: hands each answer to the collector.
+final class FaceLiveStreamDelegate: FaceLandmarkerLiveStreamDelegate {
+    let collector: LiveStreamCollector
+    init(_ collector: LiveStreamCollector) { self.collector = collector }
+
+    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
+                        timestampInMilliseconds timestamp: Int, error: (any Error)?) {
+        collector.finished(result.map(ReferenceJSON.face), timestamp: timestamp, error: error)
+    }
+
+    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
+        collector.dropped(timestamp: timestamp)
+    }
+}
+
+extension ReferenceJSON {
+    static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
+        [
+            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
+            // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
+            "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in
+                (0..<m.rows).map { r in (0..<m.columns).map { c in Double(m.value(atRow: r, column: c)) } }
+            },
+        ]
+    }
+}
+
+/// The face contours and irises (MediaPipe's connection sets) over the image, and the strongest blendshapes.
+enum FaceDrawing {
+    static func draw(_ result: FaceLandmarkerResult, on image: MPImage) -> Canvas {
+        var canvas = Canvas(image: image)
+        let scale = Double(max(image.width, image.height)) / 600
+        let irises = Set((FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections()).map { [$0.0, $0.1] })
+        for (f, face) in result.faceLandmarks.enumerated() {
+            let points = face.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
+            for (a, b) in FaceLandmarker.contoursConnections() where a < points.count && b < points.count {
+                canvas.drawLine(from: points[a], to: points[b], thickness: max(1, scale), irises.contains([a, b]) ? .blue : .green)
+            }
+            guard f < result.faceBlendshapes.count else { continue }
+            // The three strongest, beside the face (`_neutral` is a placeholder class, not an expression).
+            let top = result.faceBlendshapes[f].categories.filter { $0.categoryName != "_neutral" }.sorted { $0.score > $1.score }.prefix(3)
+            let x = Int(points.map(\.x).max() ?? 0) + 4, y = Int(points.map(\.y).min() ?? 0)
+            let size = max(1, Int(scale.rounded()))
+            for (i, category) in top.enumerated() {
+                canvas.drawLabel(String(format: "%@ %.2f", category.categoryName ?? "?", category.score), x: x, y: y + i * 10 * size, scale: size, .white)
+            }
+        }
+        return canvas
+    }
+}

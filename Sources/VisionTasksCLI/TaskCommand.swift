@@ -1,0 +1,237 @@
+import ArgumentParser
+import Foundation
+import VisionTasksImaging
+import VisionTasks
+
+/// What every landmark task command (`pose`, `face`) takes: the bundle, the inputs, the running mode and where the
+/// results go.
+struct TaskCommandOptions: ParsableArguments {
+    @Argument(help: "The task's bundle (.task).") var model: String
+    @Argument(help: "Images, or with --video / --live-stream a video file (or, with --video, frame images at --fps).") var inputs: [String]
+    @Option(help: "Write all results here as one JSON document, in the schema of MediaPipe's reference results (kept in memory until the end).") var json: String?
+    @Option(help: "Write each frame's result as one JSON line as it is produced (`-` for standard output); nothing accumulates.") var jsonl: String?
+    @Option(help: "Write annotated PNGs into this directory.") var draw: String?
+    @Flag(help: "Treat the inputs as one video: a video file, or frame images in order.") var video = false
+    @Flag(help: "Feed a video file through the live-stream API (detectAsync), paced at its frame rate.") var liveStream = false
+    @Flag(inversion: .prefixedNo, help: "With --live-stream, send frames at the clip's frame rate (--no-pacing: as fast as possible).") var pacing = true
+    @Option(help: "Frame rate of frame-image input (video files use their own).") var fps: Double = 30
+    @Option(help: "Frames to read from a video file.") var maxFrames: Int = .max
+    @Option(help: "Threads to use (default: every core); results are the same for any count.") var threads: Int?
+    @Option(help: "Which instances video and live-stream modes smooth: mediapipe (as MediaPipe: only when at most one is sought), always (each tracked one), never.")
+    var smoothing: LandmarkSmoothing = .mediapipe
+    @Flag(help: "Print nothing but results (no per-frame lines, no progress).") var quiet = false
+
+    func validate() throws {
+        guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
+        guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
+        guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
+        if let threads, !(1...BaseOptions.maximumThreadCount).contains(threads) {
+            throw ValidationError("--threads must be between 1 and \(BaseOptions.maximumThreadCount)")
+        }
+        if liveStream {
+            guard !video else { throw ValidationError("--live-stream and --video are two running modes: give one") }
+            guard inputs.count == 1, !Self.isImage(inputs[0]) else { throw ValidationError("--live-stream takes one video file") }
+            guard draw == nil else { throw ValidationError("--draw is not available with --live-stream") }
+        }
+    }
+
+    var runningMode: RunningMode { liveStream ? .liveStream : video ? .video : .image }
+
+    static func isImage(_ path: String) -> Bool {
+        ["png", "jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased())
+    }
+}
+
+/// A landmark task as the commands drive it: MediaPipe's three running-mode methods, and its results as reference
+/// JSON, as a drawing and as a one-line summary.
+protocol CommandTask {
+    associatedtype Result
+    func detect(image: MPImage) throws -> Result
+    func detect(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int) throws -> Result
+    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
+    func waitUntilIdle()
+    static func json(_ result: Result) -> [String: Any]
+    static func draw(_ result: Result, on image: MPImage) -> Canvas
+    static func summary(_ result: Result) -> String
+}
+
+/// Feeds a task its inputs in the options' running mode and writes what comes back.
+struct TaskCommandRunner {
+    let options: TaskCommandOptions
+    /// `task` of the reference JSON's header ("pose", "face").
+    let taskName: String
+    let output: ResultOutput
+    /// The live-stream delegate's sink, in live-stream mode.
+    let live: LiveStreamCollector?
+
+    /// Opens the outputs first: a path that cannot be written fails before any work.
+    init(options: TaskCommandOptions, taskName: String) throws {
+        self.options = options
+        self.taskName = taskName
+        output = try ResultOutput(json: options.json, jsonl: options.jsonl)
+        if let draw = options.draw { try FileManager.default.createDirectory(atPath: draw, withIntermediateDirectories: true) }
+        live = options.liveStream ? LiveStreamCollector(output: output) : nil
+    }
+
+    /// Standard output carries results only: JSON lines when they go there, per-frame lines otherwise.
+    private func say(_ line: String) {
+        if output.ownsStandardOutput { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
+    }
+
+    func run<Task: CommandTask>(_ task: Task) throws {
+        if let live {
+            try runLiveStream(task, live: live)
+            return
+        }
+        func handle(_ image: MPImage, label: String, timestamp: Int?, progress: ProgressLine) throws {
+            let result: Task.Result
+            do {
+                result = try timestamp.map { try task.detect(videoFrame: image, timestampInMilliseconds: $0) } ?? task.detect(image: image)
+            } catch { throw CLIError(description: "\(label): \(error)") }
+            try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: Task.json(result))
+            if let draw = options.draw {
+                let name = label.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "#", with: "_") + ".png"
+                try Task.draw(result, on: image).writePNG(to: (draw as NSString).appendingPathComponent(name))
+            }
+            progress.advance()
+            if !options.quiet, !progress.isShown { say("\(label): \(Task.summary(result))") }
+        }
+        let inputs = options.inputs
+        if options.video, inputs.count == 1, !TaskCommandOptions.isImage(inputs[0]) {
+            let decoder = try openVideo()
+            let progress = ProgressLine(total: decoder.frameCount.map { min($0, options.maxFrames) }, quiet: options.quiet)
+            var count = 0
+            while count < options.maxFrames, let frame = try decoder.nextFrame() {
+                try handle(frame.image, label: frame.label, timestamp: frame.timestampMs, progress: progress)
+                count += 1
+            }
+            progress.finish()
+        } else {
+            let progress = ProgressLine(total: inputs.count, quiet: options.quiet || inputs.count < 2)
+            for (index, path) in inputs.enumerated() {
+                let image: MPImage
+                do { image = try MPImage(contentsOfFile: path) } catch { throw CLIError(description: "\(path): \(error)") }
+                let label = (path as NSString).lastPathComponent
+                let timestamp = options.video ? Int((Double(index) * 1000 / options.fps).rounded(.toNearestOrEven)) : nil
+                try handle(image, label: label, timestamp: timestamp, progress: progress)
+            }
+            progress.finish()
+        }
+        try output.finish(header: header(runningMode: options.video ? "VIDEO" : "IMAGE"))
+    }
+
+    private func runLiveStream<Task: CommandTask>(_ task: Task, live: LiveStreamCollector) throws {
+        let decoder = try openVideo()
+        let progress = ProgressLine(total: decoder.frameCount.map { min($0, options.maxFrames) }, quiet: options.quiet)
+        live.progress = progress
+        let start = DispatchTime.now().uptimeNanoseconds
+        var frames = 0
+        while frames < options.maxFrames, let frame = try decoder.nextFrame() {
+            if options.pacing {
+                // Frame i is due i / fps after the first, as a camera would deliver it.
+                let due = start + UInt64(frame.timestampMs) * 1_000_000
+                let now = DispatchTime.now().uptimeNanoseconds
+                if due > now { usleep(useconds_t((due - now) / 1000)) }
+            }
+            live.expect(timestamp: frame.timestampMs, label: frame.label, width: frame.image.width, height: frame.image.height)
+            do { try task.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestampMs) } catch {
+                throw CLIError(description: "\(frame.label): \(error)")
+            }
+            frames += 1
+        }
+        task.waitUntilIdle()
+        progress.finish()
+        try live.check()
+        try output.finish(header: header(runningMode: "LIVE_STREAM"))
+        let counts = live.counts
+        if !options.quiet {
+            say("frames \(frames), results \(counts.results), dropped \(counts.dropped)" + (counts.errors > 0 ? ", errors \(counts.errors)" : ""))
+        }
+    }
+
+    private func openVideo() throws -> VideoDecoder {
+        do { return try VideoDecoder(path: options.inputs[0]) } catch { throw CLIError(description: "\(error)") }
+    }
+
+    private func header(runningMode: String) -> [String: Any] {
+        ["task": taskName, "model": (options.model as NSString).lastPathComponent, "runningMode": runningMode,
+         "mediapipeVersion": ReferenceJSON.mirroredVersion]
+    }
+}
+
+/// Where a task's live-stream delegate hands its answers: writes each as it arrives (in order, on the task's
+/// delivery queue) and counts results, dropped frames and errors. Frames in flight are remembered by timestamp
+/// until answered, so nothing accumulates. Each task's delegate is a thin adapter in front of it.
+final class LiveStreamCollector: @unchecked Sendable {
+    // @unchecked: mutable fields under `lock` only.
+    private let lock = NSLock()
+    private let output: ResultOutput
+    private var pending: [Int: (label: String, width: Int, height: Int)] = [:]
+    private var results = 0, dropped = 0, errors = 0
+    private var failure: (any Error)?
+    var progress: ProgressLine?
+
+    init(output: ResultOutput) { self.output = output }
+
+    var counts: (results: Int, dropped: Int, errors: Int) {
+        lock.lock(); defer { lock.unlock() }
+        return (results, dropped, errors)
+    }
+
+    func expect(timestamp: Int, label: String, width: Int, height: Int) {
+        lock.lock(); defer { lock.unlock() }
+        pending[timestamp] = (label, width, height)
+    }
+
+    /// Rethrows the first output error a callback met (a full disk, say).
+    func check() throws {
+        lock.lock(); defer { lock.unlock() }
+        if let failure { throw CLIError(description: "\(failure)") }
+    }
+
+    /// A frame's result (as reference JSON) or its error.
+    func finished(_ result: [String: Any]?, timestamp: Int, error: (any Error)?) {
+        lock.lock()
+        let frame = pending.removeValue(forKey: timestamp)
+        if result != nil { results += 1 } else { errors += 1 }
+        lock.unlock()
+        progress?.advance()
+        record {
+            if let result, let frame {
+                try output.write(image: frame.label, width: frame.width, height: frame.height, timestamp: timestamp, result: result)
+            } else {
+                try output.writeError(timestamp: timestamp, message: "\(error.map { "\($0)" } ?? "no result")")
+            }
+        }
+    }
+
+    func dropped(timestamp: Int) {
+        lock.lock()
+        pending.removeValue(forKey: timestamp)
+        dropped += 1
+        lock.unlock()
+        progress?.advance()
+        record { try output.writeDropped(timestamp: timestamp) }
+    }
+
+    private func record(_ write: () throws -> Void) {
+        do { try write() } catch {
+            lock.lock(); failure = failure ?? error; lock.unlock()
+        }
+    }
+}
+
+extension LandmarkSmoothing: ExpressibleByArgument {}
+
+/// Result fields shared by the tasks' reference JSON.
+extension ReferenceJSON {
+    /// A normalized or world landmark; MediaPipe's Python results carry visibility and presence on every landmark,
+    /// 0 where the model gives none (faces).
+    static func point(_ x: Float, _ y: Float, _ z: Float, _ visibility: Float?, _ presence: Float?) -> [String: Any] {
+        ["x": Double(x), "y": Double(y), "z": Double(z), "visibility": Double(visibility ?? 0), "presence": Double(presence ?? 0)]
+    }
+
+    static func category(_ c: ResultCategory) -> [String: Any] {
+        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
+    }
+}
