@@ -1,7 +1,7 @@
 import VisionTasksModelFormat
 import Foundation
 
-// `swift run -c release bench <job>`: `pose` (the main job), `models`, `format`, `image`.
+// `swift run -c release bench <job>`: `pose` (the main job), `face`, `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {
@@ -11,11 +11,13 @@ do {
     case "image":
         try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
     case "pose":
-        try PoseBenchmark.run(arguments: Array(arguments.dropFirst()))
+        try LandmarkerBenchmark.run(.pose, arguments: Array(arguments.dropFirst()))
+    case "face":
+        try LandmarkerBenchmark.run(.face, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, models, format, image\n".utf8))
         exit(2)
     }
 } catch {

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""MediaPipe 0.10.14's Pose Landmarker (Python Tasks API, its own XNNPACK build), served for `bench pose`.
+"""MediaPipe 0.10.14's Pose or Face Landmarker (Python Tasks API, its own XNNPACK build), served for `bench pose`
+and `bench face`.
 
-    mediapipe_pose_time.py MODEL MODE SOURCE FRAMES
+    mediapipe_landmarker_time.py TASK MODEL MODE SOURCE FRAMES
+TASK is pose or face (face: blendshapes and transformation matrices on, as `bench face` runs ours).
 MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
 FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
   image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
                  round(i * 1000 / fps), strictly increasing across requests) and prints their milliseconds;
   live:          for each stdin line `SECONDS`, feeds frames in a loop at one per millisecond through detect_async
-                 for that long, waits for the last result, and prints `submitted delivered seconds` (to the last result).
-numPoses 1 and every other option at MediaPipe's defaults, as `bench pose` runs ours."""
+                 (face: one as soon as the last result is out, see below) for that long, waits for the last result,
+                 and prints `submitted delivered seconds` (to the last result).
+numPoses / numFaces 1 and every other option at MediaPipe's defaults, as the bench runs ours."""
 import json
 import subprocess
 import sys
@@ -37,7 +40,7 @@ def frames_of(mode, source, count):
 
 
 def main():
-    model, mode, source, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    task, model, mode, source, count = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     frames, fps = frames_of(mode, source, count)
     images = [mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(f)) for f in frames]
     running_mode = {"image": vision.RunningMode.IMAGE, "video": vision.RunningMode.VIDEO,
@@ -47,16 +50,23 @@ def main():
     last = [None]
     last_delivery = [0.0]
 
+    answered = threading.Event()
+
     def on_result(result, image, timestamp_ms):
         delivered[0] += 1
         last_delivery[0] = time.perf_counter()
+        answered.set()
         if timestamp_ms == last[0]:
             done.set()
 
-    options = vision.PoseLandmarkerOptions(base_options=mpt.BaseOptions(model_asset_path=model),
-                                           running_mode=running_mode,
-                                           result_callback=on_result if mode == "live" else None)
-    landmarker = vision.PoseLandmarker.create_from_options(options)
+    common = dict(base_options=mpt.BaseOptions(model_asset_path=model), running_mode=running_mode,
+                  result_callback=on_result if mode == "live" else None)
+    if task == "face":
+        options = vision.FaceLandmarkerOptions(output_face_blendshapes=True,
+                                               output_facial_transformation_matrixes=True, **common)
+        landmarker = vision.FaceLandmarker.create_from_options(options)
+    else:
+        landmarker = vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(**common))
     timestamp = 0
     if mode == "image":
         for _ in range(3):
@@ -72,9 +82,16 @@ def main():
             while time.perf_counter() - start < seconds:
                 timestamp += 1
                 last[0] = timestamp
+                answered.clear()
                 landmarker.detect_async(images[submitted % len(images)], timestamp)
                 submitted += 1
-                time.sleep(0.001)
+                if task == "face":
+                    # MediaPipe 0.10.14's face landmarker hangs for good in detect_async once it has to drop frames
+                    # (google-ai-edge/mediapipe#5466; reproduced here with frames 5 ms apart): the next frame goes
+                    # in when the last result is out, which is its throughput with nothing dropped.
+                    answered.wait(timeout=1.0)
+                else:
+                    time.sleep(0.001)
             # The last frame may have been dropped; then no result carries its timestamp.
             done.wait(timeout=1.0)
             print(f"{submitted} {delivered[0]} {last_delivery[0] - start:.4f}", flush=True)

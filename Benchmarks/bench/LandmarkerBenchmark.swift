@@ -3,19 +3,63 @@ import Foundation
 import VisionTasksImaging
 import VisionTasks
 
-/// `bench pose`: the pose landmarker end to end, per stage, in image, video or live-stream mode.
-enum PoseBenchmark {
+/// A landmark task as the bench drives it: MediaPipe's running-mode methods and our per-stage timings.
+protocol BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds: Int?) throws
+    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
+    func waitUntilIdle()
+    /// Stage name and its timings so far, in pipeline order.
+    var stages: [(String, StageTimings)] { get }
+}
+
+extension PoseLandmarker: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
+    }
+    var stages: [(String, StageTimings)] { [("detector", timings.detector), ("landmarks", timings.landmarks)] }
+}
+
+extension FaceLandmarker: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
+    }
+    var stages: [(String, StageTimings)] {
+        let t = timings
+        return [("detector", t.detector), ("landmarks", t.landmarks)] + (t.blendshapes.map { [("blendshapes", $0)] } ?? [])
+            + (t.geometry.map { [("geometry", $0)] } ?? [])
+    }
+}
+
+/// `bench pose` and `bench face`: a landmarker end to end, per stage, in image, video or live-stream mode, with
+/// MediaPipe's own pipeline on the same frames beside it.
+enum LandmarkerBenchmark {
+    /// What each task's job runs by default, and the models of its bundle that LiteRT times for comparison.
+    struct Task {
+        var name: String
+        var model: String
+        var image: String
+        var video: String
+        var members: [String]
+
+        static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
+                               video: "../shared/videos/full_body_juggle.mp4",
+                               members: ["pose_detector.tflite", "pose_landmarks_detector.tflite"])
+        static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
+                               video: "../shared/videos/face_head_turning.mp4",
+                               members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"])
+    }
+
     struct Arguments {
-        var model = "Models/pose_landmarker_lite.task"
-        var image = "../shared/images/pose4.jpg"
-        var video = "../shared/videos/full_body_juggle.mp4"
+        var model: String
+        var image: String
+        var video: String
         var mode = "image"
         var frames = 60
         var threads: Int?
     }
 
-    static func parse(_ arguments: [String]) throws -> Arguments {
-        var a = Arguments()
+    static func parse(_ arguments: [String], task: Task) throws -> Arguments {
+        var a = Arguments(model: task.model, image: task.image, video: task.video)
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             guard let value = rest.popFirst() else { throw BenchError("\(flag) needs a value") }
@@ -40,8 +84,8 @@ enum PoseBenchmark {
         return a
     }
 
-    static func run(arguments: [String]) throws {
-        let a = try parse(arguments)
+    static func run(_ task: Task, arguments: [String]) throws {
+        let a = try parse(arguments, task: task)
         guard FileManager.default.fileExists(atPath: a.model) else { throw BenchError("no model at \(a.model): run tools/setup") }
         // Frames: the image repeated (image mode), or the clip's first frames (video and live modes).
         var frames: [(MPImage, Int)] = []
@@ -53,18 +97,34 @@ enum PoseBenchmark {
             while frames.count < a.frames, let frame = try decoder.nextFrame() { frames.append((frame.image, frame.timestampMs)) }
         }
         guard let first = frames.first?.0 else { throw BenchError("no frames") }
-        let options = PoseLandmarkerOptions()
-        options.baseOptions.modelAssetPath = a.model
-        options.baseOptions.numThreads = a.threads
-        options.runningMode = a.mode == "image" ? .image : a.mode == "video" ? .video : .liveStream
+        let runningMode: RunningMode = a.mode == "image" ? .image : a.mode == "video" ? .video : .liveStream
         let sink = LiveSink()
-        if a.mode == "live" { options.poseLandmarkerLiveStreamDelegate = sink }
-        let landmarker = try PoseLandmarker(options: options)
-        print("pose: \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), numPoses 1 (MediaPipe's default), \(a.threads.map { "\($0) threads" } ?? "every core") (MediaPipe: its own default)")
+        let landmarker: any BenchLandmarker
+        let described: String
+        if task.name == "face" {
+            let options = FaceLandmarkerOptions()
+            options.baseOptions.modelAssetPath = a.model
+            options.baseOptions.numThreads = a.threads
+            options.runningMode = runningMode
+            options.outputFaceBlendshapes = true
+            options.outputFacialTransformationMatrixes = true
+            if a.mode == "live" { options.faceLandmarkerLiveStreamDelegate = sink }
+            landmarker = try FaceLandmarker(options: options)
+            described = "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on"
+        } else {
+            let options = PoseLandmarkerOptions()
+            options.baseOptions.modelAssetPath = a.model
+            options.baseOptions.numThreads = a.threads
+            options.runningMode = runningMode
+            if a.mode == "live" { options.poseLandmarkerLiveStreamDelegate = sink }
+            landmarker = try PoseLandmarker(options: options)
+            described = "numPoses 1 (MediaPipe's default)"
+        }
+        print("\(task.name): \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), \(described), \(a.threads.map { "\($0) threads" } ?? "every core") (MediaPipe: its own default)")
 
         // MediaPipe 0.10.14 on the same frames, in its own process; the two take turns (a batch each).
-        let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_pose_time.py",
-                                     arguments: [a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+        let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_landmarker_time.py",
+                                     arguments: [task.name, a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
         if mediapipe == nil {
             print("MediaPipe is not installed (tools/setup puts mediapipe==0.10.14 into .cache/mediapipe): ours alone")
         }
@@ -72,8 +132,8 @@ enum PoseBenchmark {
 
         // Warm-up, then measure.
         let warmup = a.mode == "image" ? 3 : 0
-        for _ in 0..<warmup { _ = try landmarker.detect(image: first) }
-        let before = landmarker.timings
+        for _ in 0..<warmup { try landmarker.detectFrame(first, timestampInMilliseconds: nil) }
+        let before = landmarker.stages
         var frameCount = 0
         if a.mode == "live" {
             // A source far faster than either pipeline (a frame every millisecond, the clip's frames in a loop) for
@@ -113,11 +173,7 @@ enum PoseBenchmark {
                 var mine: [Double] = []
                 for (image, timestamp) in batchFrames {
                     let t0 = DispatchTime.now().uptimeNanoseconds
-                    if a.mode == "image" {
-                        _ = try landmarker.detect(image: image)
-                    } else {
-                        _ = try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-                    }
+                    try landmarker.detectFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
                     mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 }
                 ours += mine
@@ -138,19 +194,17 @@ enum PoseBenchmark {
             }
         }
         landmarker.waitUntilIdle()
-        let after = landmarker.timings
+        let after = landmarker.stages
         let n = Double(max(frameCount, 1))
-        func stage(_ name: String, _ a: StageTimings, _ b: StageTimings) {
+        for ((name, a), (_, b)) in zip(before, after) {
             let calls = b.calls - a.calls
-            print(String(format: "  %-10@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
+            print(String(format: "  %-11@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
                          (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n))
         }
-        stage("detector", before.detector, after.detector)
-        stage("landmarks", before.landmarks, after.landmarks)
         print("peak memory: \(peakResidentMegabytes()) MB")
         // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
-        let threads = ProcessInfo.processInfo.activeProcessorCount
-        for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] {
+        let threads = a.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        for member in task.members {
             if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["\(a.model)#\(member)", "\(threads)", "30"]) {
                 print("litert \(member) (\(threads) threads): \(line)")
             }
@@ -166,11 +220,15 @@ enum PoseBenchmark {
     }
 }
 
-final class LiveSink: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
+/// Counts live-stream results, of either task.
+final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var delivered = 0
     var count: Int { lock.lock(); defer { lock.unlock() }; return delivered }
     func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
+        lock.lock(); delivered += 1; lock.unlock()
+    }
+    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
         lock.lock(); delivered += 1; lock.unlock()
     }
 }
