@@ -12,8 +12,7 @@ final class FacePipeline: TaskPipeline {
     let geometry: FaceGeometry?
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single face (numFaces 1), or one per tracked face (`.always`).
-    private var smoothing: LandmarksSmoother?
-    private var smoothingPerFace: InstanceFilters<LandmarksSmoother>?
+    private var smoothing: SmoothingState<LandmarksSmoother>
 
     // Constants of MediaPipe's face_detector_graph.cc and face_landmarks_detector_graph.cc.
     static let landmarkCount = 478
@@ -52,12 +51,8 @@ final class FacePipeline: TaskPipeline {
         geometry = options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil
         tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence)
         // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
-        if options.runningMode != .image {
-            switch options.landmarkSmoothing {
-            case .mediapipe where options.numFaces == 1: smoothing = LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)
-            case .always: smoothingPerFace = InstanceFilters { LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil) }
-            case .mediapipe, .never: break
-            }
+        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numFaces) {
+            LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)
         }
     }
 
@@ -77,17 +72,16 @@ final class FacePipeline: TaskPipeline {
     private var geometryCalls = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
-        let regions = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
-        var faces: [FaceEstimate] = []
-        for region in regions {
-            if var face = try landmarks(image, rect: region.rect) {
-                face.instance = region.instance
-                faces.append(face)
-            }
+        var faces = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
+            (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
         if let timestamp {
-            tracker.track(faces.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) })
-            smooth(&faces, image: image, timestampMilliseconds: timestamp)
+            smoothing.apply(&faces) { filters, face in
+                var face = face
+                face.landmarks = filters.smooth(face.landmarks, region: nil, imageWidth: image.width, imageHeight: image.height,
+                                                timestampMilliseconds: timestamp)
+                return face
+            } reset: { $0.resetCoordinates() }
         }
         // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
         // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
@@ -113,26 +107,6 @@ final class FacePipeline: TaskPipeline {
         }
         return FaceLandmarkerResult(faceLandmarks: faces.map(\.landmarks), faceBlendshapes: scores,
                                     facialTransformationMatrixes: matrixes, timestampInMilliseconds: timestamp ?? 0)
-    }
-
-    private func smooth(_ faces: inout [FaceEstimate], image: MPImage, timestampMilliseconds timestamp: Int) {
-        let w = image.width, h = image.height
-        if smoothingPerFace != nil {
-            for i in faces.indices {
-                faces[i].landmarks = smoothingPerFace!.update(faces[i].instance) {
-                    $0.smooth(faces[i].landmarks, region: nil, imageWidth: w, imageHeight: h, timestampMilliseconds: timestamp)
-                }
-            }
-            smoothingPerFace?.keep(only: Set(faces.map(\.instance)))
-        }
-        // Optional chaining mutates the filters in place (a copy out and back would copy their arrays each frame).
-        if let face = faces.first {
-            if let smoothed = smoothing?.smooth(face.landmarks, region: nil, imageWidth: w, imageHeight: h, timestampMilliseconds: timestamp) {
-                faces[0].landmarks = smoothed
-            }
-        } else {
-            smoothing?.resetCoordinates()
-        }
     }
 
     /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
@@ -185,7 +159,7 @@ package struct FaceStageTimings: Sendable {
 }
 
 /// One face found in one frame, before results are assembled.
-struct FaceEstimate {
+struct FaceEstimate: TrackedEstimate {
     var landmarks: [NormalizedLandmark]
     var nextRect: NormalizedRect
     /// The tracked instance it belongs to (``TrackedRegion/instance``).

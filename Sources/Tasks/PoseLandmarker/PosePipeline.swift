@@ -10,8 +10,7 @@ final class PosePipeline: TaskPipeline {
     let landmarker: ImageInput
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single pose (numPoses 1), or one per tracked pose (`.always`).
-    private var smoothing: PoseSmoothing?
-    private var smoothingPerPose: InstanceFilters<PoseSmoothing>?
+    private var smoothing: SmoothingState<PoseSmoothing>
 
     // Constants of MediaPipe's pose_detector_graph.cc and pose_landmarks_detector_graph.cc.
     static let landmarkCount = 39
@@ -40,12 +39,8 @@ final class PosePipeline: TaskPipeline {
         }
         tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence)
         // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
-        if options.runningMode != .image {
-            switch options.landmarkSmoothing {
-            case .mediapipe where options.numPoses == 1: smoothing = PoseSmoothing()
-            case .always: smoothingPerPose = InstanceFilters { PoseSmoothing() }
-            case .mediapipe, .never: break
-            }
+        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numPoses) {
+            PoseSmoothing()
         }
     }
 
@@ -58,32 +53,13 @@ final class PosePipeline: TaskPipeline {
     private var landmarkPost: Double = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
-        let regions = try tracker.regions(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) }
-        var poses: [PoseEstimate] = []
-        for region in regions {
-            if var pose = try landmarks(image, rect: region.rect) {
-                pose.instance = region.instance
-                poses.append(pose)
-            }
+        var poses = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
+            (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
         if let timestamp {
-            tracker.track(poses.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) })
-            if smoothingPerPose != nil {
-                for i in poses.indices {
-                    poses[i] = smoothingPerPose!.update(poses[i].instance) {
-                        $0.apply(poses[i], imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
-                    }
-                }
-                smoothingPerPose?.keep(only: Set(poses.map(\.instance)))
-            }
-            // Optional chaining mutates the filters in place (a copy out and back would copy their arrays each frame).
-            if let pose = poses.first {
-                if let smoothed = smoothing?.apply(pose, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp) {
-                    poses[0] = smoothed
-                }
-            } else {
-                smoothing?.noPose()
-            }
+            smoothing.apply(&poses) {
+                $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
+            } reset: { $0.noPose() }
         }
         return PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
                                     segmentationMasks: options.outputSegmentationMasks ? poses.compactMap(\.mask) : nil,
@@ -150,7 +126,7 @@ final class PosePipeline: TaskPipeline {
 }
 
 /// One pose found in one frame, before results are assembled.
-struct PoseEstimate {
+struct PoseEstimate: TrackedEstimate {
     var landmarks: [NormalizedLandmark]
     var world: [Landmark]
     var mask: Mask?
