@@ -8,18 +8,28 @@ struct TrackedRegion: Sendable, Equatable {
 
 /// MediaPipe's detect-or-track loop for landmark tasks in video and live-stream modes: the regions derived from the
 /// last frame's landmarks are used again, and the detector runs only while fewer than `maximumCount` are tracked.
-/// A new detection replaces every tracked region it overlaps by more than `replacementOverlap` IoU
-/// (`AssociationNormRectCalculator`) and takes over the first one's instance. In image mode every call detects and
-/// nothing is kept.
+/// How a new detection meets the tracked regions depends on the task (``Association``). In image mode every call
+/// detects and nothing is kept.
 struct RegionTracker: Sendable {
+    /// How detections join the tracked regions when both overlap by more than `overlap` IoU.
+    enum Association: Sendable {
+        /// The detection replaces every tracked region it overlaps and takes over the first one's instance (pose and
+        /// face: `AssociationNormRectCalculator`).
+        case detectionReplacesTracked
+        /// The tracked region stays and the detection is dropped (hands: `HandAssociationCalculator`).
+        case trackedKeepsItsPlace
+    }
+
     let maximumCount: Int
     let replacementOverlap: Float
+    let association: Association
     private var tracked: [TrackedRegion] = []
     private var nextInstance = 0
 
-    init(maximumCount: Int, replacementOverlap: Float) {
+    init(maximumCount: Int, replacementOverlap: Float, association: Association = .detectionReplacesTracked) {
         self.maximumCount = maximumCount
         self.replacementOverlap = replacementOverlap
+        self.association = association
     }
 
     /// The regions to run the landmark model on this frame, at most `maximumCount`.
@@ -28,9 +38,17 @@ struct RegionTracker: Sendable {
         var regions = tracked
         if tracked.count < maximumCount {
             for rect in try detect() {
-                let replaced = regions.first { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
-                regions.removeAll { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
-                regions.append(TrackedRegion(instance: replaced?.instance ?? newInstance(), rect: rect))
+                switch association {
+                case .detectionReplacesTracked:
+                    let replaced = regions.first { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
+                    regions.removeAll { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
+                    regions.append(TrackedRegion(instance: replaced?.instance ?? newInstance(), rect: rect))
+                case .trackedKeepsItsPlace:
+                    // Compared with every region kept so far, detections added this frame included.
+                    if regions.allSatisfy({ $0.rect.intersectionOverUnion(rect) <= replacementOverlap }) {
+                        regions.append(TrackedRegion(instance: newInstance(), rect: rect))
+                    }
+                }
             }
         }
         return Array(regions.prefix(maximumCount))

@@ -10,9 +10,11 @@ extension RegionTracker {
     /// One frame of MediaPipe's detect-or-track loop: the regions to look at (tracked, or detected when fewer than
     /// the maximum are tracked; always detected in image mode), the landmark stage on each, and — when tracking —
     /// the regions the estimates give kept for the next frame. Regions where `estimate` finds nothing are dropped.
+    /// - Parameter deduplicate: drops estimates that duplicate others (hands), before their regions are kept.
     mutating func frame<Estimate: TrackedEstimate>(
         tracking: Bool, detect: () throws(VisionTaskError) -> [NormalizedRect],
-        estimate: (NormalizedRect) throws(VisionTaskError) -> Estimate?
+        estimate: (NormalizedRect) throws(VisionTaskError) -> Estimate?,
+        deduplicate: ([Estimate]) -> [Estimate] = { $0 }
     ) throws(VisionTaskError) -> [Estimate] {
         var estimates: [Estimate] = []
         for region in try regions(tracking: tracking, detect: detect) {
@@ -21,6 +23,7 @@ extension RegionTracker {
                 estimates.append(found)
             }
         }
+        estimates = deduplicate(estimates)
         if tracking { track(estimates.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) }) }
         return estimates
     }

@@ -1,0 +1,204 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// The palm detector → region → hand landmarks pipeline of MediaPipe's hand landmarker graphs, one frame at a time,
+/// with its video-mode state (tracked regions). The gesture recognizer runs it too. MediaPipe smooths no hand.
+final class HandPipeline: TaskPipeline {
+    let options: HandOptions
+    let detector: SSDDetector
+    let landmarkRunner: TensorRunner
+    let landmarker: ImageInput
+    private var tracker: RegionTracker
+
+    // Constants of MediaPipe's hand_detector_graph.cc and hand_landmarks_detector_graph.cc.
+    static let landmarkCount = 21
+    static let suppressionThreshold: Float = 0.3
+    /// The palm box, turned so that keypoint 0 (wrist) to keypoint 2 (middle finger's knuckle) points at the target.
+    /// hand_detector_graph.cc passes 90 to the field in *radians* (`rotation_vector_target_angle`), so the target is
+    /// 90 rad (π/2 + 26.6° after normalization), not 90°: MediaPipe's results follow that, and so do ours (with π/2
+    /// they move by 1e-2).
+    static let regionFromDetection = RegionFromDetection(shape: .boundingBox, startKeypoint: 0, endKeypoint: 2, targetAngle: 90)
+    static let detectionTransformation = RegionTransformation(scaleX: 2.6, scaleY: 2.6, shiftY: -0.5, squareLong: true)
+    static let landmarksTransformation = RegionTransformation(scaleX: 2, scaleY: 2, shiftY: -0.1, squareLong: true)
+    /// `normalize_z` of the landmark decoding: z is divided by it after the input size.
+    static let zNormalization: Float = 0.4
+
+    init(bundle: TaskBundle, options: HandOptions, baseOptions: BaseOptions, runningMode: RunningMode) throws(VisionTaskError) {
+        self.options = options
+        try bundle.requireMembers(["hand_detector.tflite", "hand_landmarks_detector.tflite"], for: "hand landmarker")
+        let threads = baseOptions.numThreads
+        detector = try SSDDetector(
+            runner: try TensorRunner(bundle: bundle, member: "hand_detector.tflite", threads: threads), defaultRange: 0...1,
+            anchors: SSDAnchorOptions(inputWidth: 192, inputHeight: 192, minScale: 0.1484375, maxScale: 0.75,
+                                      strides: [8, 16, 16, 16], aspectRatios: [1]),
+            coordinateCount: 18, keypointCount: 7, minimumScore: options.minHandDetectionConfidence,
+            suppressionThreshold: Self.suppressionThreshold)
+        landmarkRunner = try TensorRunner(bundle: bundle, member: "hand_landmarks_detector.tflite", threads: threads)
+        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
+        let outputs = landmarkRunner.interpreter.outputs
+        guard outputs.count == 4, outputs[0].elementCount == Self.landmarkCount * 3, outputs[1].elementCount == 1,
+              outputs[2].elementCount == 1, outputs[3].elementCount == Self.landmarkCount * 3 else {
+            throw .wrongModel("hand_landmarks_detector.tflite does not output 21 landmarks, presence, handedness and world landmarks")
+        }
+        // Hands keep their tracked region against a new palm that overlaps it (HandAssociationCalculator).
+        tracker = RegionTracker(maximumCount: options.numHands, replacementOverlap: options.minTrackingConfidence,
+                                association: .trackedKeepsItsPlace)
+    }
+
+    var timings: HandStageTimings {
+        var l = landmarkRunner.timings
+        l.postprocessing = landmarkPost
+        return HandStageTimings(detector: detector.timings, landmarks: l)
+    }
+    private var landmarkPost: Double = 0
+
+    func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HandLandmarkerResult {
+        let hands = try hands(image, timestampMilliseconds: timestamp)
+        return HandLandmarkerResult(handedness: hands.map { [$0.handedness] }, landmarks: hands.map(\.landmarks),
+                                    worldLandmarks: hands.map(\.world), timestampInMilliseconds: timestamp ?? 0)
+    }
+
+    /// The hands of one frame, tracked from the last in video and live-stream modes.
+    func hands(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [HandEstimate] {
+        try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
+            (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
+        } deduplicate: {
+            HandDeduplication.removingDuplicates($0, imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// Hand regions from the palm detector, best first, at most `numHands`.
+    func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
+        try detector.detect(image).prefix(options.numHands).map { d in
+            let rect = Self.regionFromDetection.rect(start: d.keypoints[0], end: d.keypoints[2], box: (d.xMin, d.yMin, d.width, d.height),
+                                                     imageWidth: image.width, imageHeight: image.height)
+            return Self.detectionTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+        }
+    }
+
+    /// Runs the landmark model on one region; nil when the model says no hand is there.
+    func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> HandEstimate? {
+        // ImagePreprocessingGraph's defaults: stretch (no letterbox) and a replicated border.
+        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
+                                           keepAspectRatio: false, border: .replicate)
+        let post = now()
+        defer { landmarkPost += Double(now() - post) / 1e6 }
+        // Presence and handedness come out of the model as probabilities (its last layers are logistic).
+        let presence = try landmarkRunner.output(1).first ?? 0
+        guard presence > options.minHandPresenceConfidence else { return nil }
+        let raw = try landmarkRunner.output(0), worldRaw = try landmarkRunner.output(3)
+        let width = Float(landmarker.width), height = Float(landmarker.height)
+        let points = (0..<Self.landmarkCount).map { i in
+            SIMD3(raw[3 * i] / width, raw[3 * i + 1] / height, raw[3 * i + 2] / width / Self.zNormalization)
+        }
+        let projected = LandmarkProjection.project(points, transform: transform, through: rect)
+        let world = (0..<Self.landmarkCount).map { i in
+            let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
+            return Landmark(x: q.x, y: q.y, z: q.z)
+        }
+        return HandEstimate(landmarks: projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }, world: world,
+                            handedness: Self.handedness(rightScore: try landmarkRunner.output(2).first ?? 0.5),
+                            rightScore: try landmarkRunner.output(2).first ?? 0.5, rect: rect,
+                            nextRect: Self.nextRegion(projected, image: image), instance: 0)
+    }
+
+    /// TensorsToClassificationCalculator with binary classification and top_k 1 over MediaPipe's label map
+    /// (0 "Right" with the model's score, 1 "Left" with its complement): labels meant for unmirrored images (the
+    /// legacy solution's, for selfie images, were the other way round).
+    static func handedness(rightScore: Float) -> Category {
+        let right = Double(rightScore), left = 1 - right
+        return right >= left ? Category(index: 0, score: Float(right), categoryName: "Right", displayName: "Right")
+            : Category(index: 1, score: Float(left), categoryName: "Left", displayName: "Left")
+    }
+
+    /// HandLandmarksToRectCalculator on the wrist, the thumb's first joints and the knuckles and first joints of the
+    /// fingers (landmarks 0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18): turned so that the wrist points at the middle of the
+    /// knuckles, bounded in that frame; then grown as MediaPipe grows it.
+    static func nextRegion(_ landmarks: [SIMD3<Float>], image: MPImage) -> NormalizedRect {
+        let w = Float(image.width), h = Float(image.height)
+        let subset = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18].map { SIMD2(landmarks[$0].x, landmarks[$0].y) }
+        let wrist = subset[0] * SIMD2(w, h)
+        let middle = ((subset[4] + subset[8]) / 2 + subset[6]) / 2 * SIMD2(w, h)
+        let rotation = normalizeRadians(.pi / 2 - atan2f(-(middle.y - wrist.y), middle.x - wrist.x))
+        let reverse = normalizeRadians(-rotation)
+        var lo = subset[0], hi = subset[0]
+        for p in subset { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
+        let center = (lo + hi) / 2
+        // The calculator starts its maxima at the smallest positive float, its minima at the largest.
+        var pmin = SIMD2<Float>(repeating: .greatestFiniteMagnitude), pmax = SIMD2<Float>(repeating: .leastNormalMagnitude)
+        let c = cosf(reverse), s = sinf(reverse)
+        for p in subset {
+            let o = (p - center) * SIMD2(w, h)
+            let q = SIMD2(o.x * c - o.y * s, o.x * s + o.y * c)
+            pmin = pointwiseMin(pmin, q); pmax = pointwiseMax(pmax, q)
+        }
+        let pc = (pmin + pmax) / 2
+        let cr = cosf(rotation), sr = sinf(rotation)
+        let cx = pc.x * cr - pc.y * sr + w * center.x, cy = pc.x * sr + pc.y * cr + h * center.y
+        let rect = NormalizedRect(xCenter: cx / w, yCenter: cy / h, width: (pmax.x - pmin.x) / w, height: (pmax.y - pmin.y) / h,
+                                  rotation: rotation)
+        return landmarksTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+    }
+}
+
+/// One hand found in one frame.
+struct HandEstimate: TrackedEstimate {
+    var landmarks: [NormalizedLandmark]
+    var world: [Landmark]
+    var handedness: Category
+    /// The model's probability that this is a right hand (the gesture embedder's handedness input).
+    var rightScore: Float
+    /// The region the landmarks were found in.
+    var rect: NormalizedRect
+    var nextRect: NormalizedRect
+    var instance: Int
+}
+
+/// Where a hand landmarker's time goes, per stage (for benchmarks).
+package struct HandStageTimings: Sendable {
+    package var detector: StageTimings
+    package var landmarks: StageTimings
+}
+
+/// MediaPipe's HandLandmarksDeduplicationCalculator: a hand is dropped when an earlier hand kept has at least 10 of
+/// its 21 landmarks within a fifth of the larger hand's size, and their landmark boxes overlap by more than 0.2 IoU
+/// (a palm found again where a tracked hand already is).
+enum HandDeduplication {
+    static let closeLandmarkCount = 10
+    static let distanceFraction: Float = 0.2
+    static let minimumOverlap: Float = 0.2
+
+    static func removingDuplicates(_ hands: [HandEstimate], imageWidth: Int, imageHeight: Int) -> [HandEstimate] {
+        guard hands.count > 1 else { return hands }
+        let size = SIMD2(Float(imageWidth), Float(imageHeight))
+        let pixels = hands.map { $0.landmarks.map { SIMD2($0.x, $0.y) * size } }
+        // The hand's size: the longest side of the wrist – index knuckle – little-finger knuckle triangle.
+        let baselines = pixels.map { p in max(distance(p[0], p[5]), distance(p[5], p[17]), distance(p[17], p[0])) }
+        let boxes = hands.map { hand in
+            hand.landmarks.reduce((lo: SIMD2<Float>(repeating: .infinity), hi: SIMD2<Float>(repeating: -.infinity))) {
+                ($0.lo.replacing(with: SIMD2($1.x, $1.y), where: SIMD2($1.x, $1.y) .< $0.lo),
+                 $0.hi.replacing(with: SIMD2($1.x, $1.y), where: SIMD2($1.x, $1.y) .> $0.hi))
+            }
+        }
+        var kept: [Int] = []
+        for i in hands.indices {
+            let duplicate = kept.contains { j in
+                let limit = distanceFraction * max(baselines[i], baselines[j])
+                let close = zip(pixels[i], pixels[j]).filter { distance($0, $1) < limit }.count
+                return close >= closeLandmarkCount && overlap(boxes[i], boxes[j]) > minimumOverlap
+            }
+            if !duplicate { kept.append(i) }
+        }
+        return kept.map { hands[$0] }
+    }
+
+    private static func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float { ((a - b) * (a - b)).sum().squareRoot() }
+
+    private static func overlap(_ a: (lo: SIMD2<Float>, hi: SIMD2<Float>), _ b: (lo: SIMD2<Float>, hi: SIMD2<Float>)) -> Float {
+        let areaA = (a.hi - a.lo).x * (a.hi - a.lo).y, areaB = (b.hi - b.lo).x * (b.hi - b.lo).y
+        guard areaA > 0, areaB > 0 else { return 0 }
+        let lo = pointwiseMax(a.lo, b.lo), hi = pointwiseMin(a.hi, b.hi)
+        let inter = max(0, hi.x - lo.x) * max(0, hi.y - lo.y)
+        return inter / (areaA + areaB - inter)
+    }
+}
