@@ -1,11 +1,11 @@
-// Runs one guide's snippets on one image: seed-snippets pose|face IMAGE [FRAMES]. The model comes from where the
-// snippets look for it, `Bundle.main.path(forResource: "pose_landmarker" / "face_landmarker", ofType: "task")`: the
-// bundle beside the binary.
+// Runs one guide's snippets on one image: seed-snippets pose|face|gesture IMAGE [FRAMES]. The model comes from where
+// the snippets look for it, `Bundle.main.path(forResource: "pose_landmarker" / "face_landmarker" / "gesture_recognizer",
+// ofType: "task")`: the bundle beside the binary.
 import VisionTasks
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, ["pose", "face"].contains(arguments[1]) else {
-    print("usage: seed-snippets pose|face IMAGE [FRAMES]")
+guard arguments.count >= 3, ["pose", "face", "gesture"].contains(arguments[1]) else {
+    print("usage: seed-snippets pose|face|gesture IMAGE [FRAMES]")
     exit(2)
 }
 let imagePath = arguments[2]
@@ -19,6 +19,14 @@ do {
         try liveStreamSnippets(imagePath: imagePath, frames: frames)
         let delivered = liveStreamResults.withLock { $0 }
         print("live stream: \(delivered.count) results, timestamps \(delivered.map(\.0)), poses \(delivered.map { $0.1 ?? -1 }), errors \(delivered.compactMap(\.2))")
+    } else if arguments[1] == "gesture" {
+        let image = try gestureImageModeSnippets(imagePath: imagePath)
+        print("image: \(image.gestures.count) hand(s), gestures \(image.gestures.map { $0.map { $0.categoryName ?? "?" } })")
+        let video = try gestureVideoModeSnippets(imagePath: imagePath, frames: frames)
+        print("video: \(video.count) frames, hands \(video.map(\.landmarks.count))")
+        try gestureLiveStreamSnippets(imagePath: imagePath, frames: frames)
+        let delivered = gestureLiveStreamResults.withLock { $0 }
+        print("live stream: \(delivered.count) results, timestamps \(delivered.map(\.0)), hands \(delivered.map { $0.1 ?? -1 }), errors \(delivered.compactMap(\.2))")
     } else {
         let image = try faceImageModeSnippets(imagePath: imagePath)
         print("image: \(image.faceLandmarks.count) face(s), \(image.faceLandmarks.first?.count ?? 0) landmarks")

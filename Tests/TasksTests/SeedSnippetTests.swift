@@ -22,12 +22,22 @@ final class SeedSnippetTests: XCTestCase {
         ])
     }
 
+    func testGestureSnippetsRunInBothLanguageModes() throws {
+        // hand_f5547.jpg: one open palm (MediaPipe: "Open_Palm", gesture.json).
+        try runSnippets("gesture", image: "hand_f5547.jpg", expecting: [
+            "image: 1 hand(s), gestures [[\"Open_Palm\"]]",
+            "video: 3 frames, hands [1, 1, 1]",
+            "live stream: 3 results, timestamps [0, 33, 66], hands [1, 1, 1], errors []",
+        ])
+    }
+
     private func runSnippets(_ task: String, image: String, expecting expected: [String]) throws {
         let built = ChildProcess.buildDirectory
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-snippets-\(task)-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (name, model) in [("pose_landmarker.task", "pose_landmarker_lite.task"), ("face_landmarker.task", "face_landmarker.task")] {
+        for (name, model) in [("pose_landmarker.task", "pose_landmarker_lite.task"), ("face_landmarker.task", "face_landmarker.task"),
+                              ("gesture_recognizer.task", "gesture_recognizer.task")] {
             try FileManager.default.createSymbolicLink(
                 at: directory.appendingPathComponent(name), withDestinationURL: URL(fileURLWithPath: Repository.modelPath(model)))
         }
