@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""MediaPipe 0.10.14's Pose or Face Landmarker (Python Tasks API, its own XNNPACK build), served for `bench pose`
-and `bench face`.
+"""MediaPipe 0.10.14's Pose, Face or Hand Landmarker or Gesture Recognizer (Python Tasks API, its own XNNPACK build),
+served for `bench pose`, `bench face`, `bench hand` and `bench gesture`.
 
     mediapipe_landmarker_time.py TASK MODEL MODE SOURCE FRAMES
-TASK is pose or face (face: blendshapes and transformation matrices on, as `bench face` runs ours).
+TASK is pose, face, hand or gesture (face: blendshapes and transformation matrices on, as `bench face` runs ours).
 MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
 FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
   image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
@@ -65,6 +65,17 @@ def main():
         options = vision.FaceLandmarkerOptions(output_face_blendshapes=True,
                                                output_facial_transformation_matrixes=True, **common)
         landmarker = vision.FaceLandmarker.create_from_options(options)
+    elif task == "hand":
+        landmarker = vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(**common))
+    elif task == "gesture":
+        recognizer = vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(**common))
+        # The same three calls under the landmarkers' names, so the loops below serve every task.
+        class Renamed:
+            detect = recognizer.recognize
+            detect_for_video = recognizer.recognize_for_video
+            detect_async = recognizer.recognize_async
+            close = recognizer.close
+        landmarker = Renamed
     else:
         landmarker = vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(**common))
     timestamp = 0

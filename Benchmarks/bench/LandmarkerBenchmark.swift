@@ -30,7 +30,27 @@ extension FaceLandmarker: BenchLandmarker {
     }
 }
 
-/// `bench pose` and `bench face`: a landmarker end to end, per stage, in image, video or live-stream mode, with
+extension HandLandmarker: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
+    }
+    var stages: [(String, StageTimings)] { [("detector", timings.detector), ("landmarks", timings.landmarks)] }
+}
+
+extension GestureRecognizer: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try recognize(videoFrame: image, timestampInMilliseconds: $0) } ?? recognize(image: image)
+    }
+    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
+        try recognizeAsync(image: image, timestampInMilliseconds: timestamp)
+    }
+    var stages: [(String, StageTimings)] {
+        let t = timings
+        return [("detector", t.detector), ("landmarks", t.landmarks), ("gestures", t.gestures)]
+    }
+}
+
+/// `bench pose`, `bench face`, `bench hand` and `bench gesture`: a landmarker end to end, per stage, in image, video or live-stream mode, with
 /// MediaPipe's own pipeline on the same frames beside it.
 enum LandmarkerBenchmark {
     /// What each task's job runs by default, and the models of its bundle that LiteRT times for comparison.
@@ -47,6 +67,14 @@ enum LandmarkerBenchmark {
         static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
                                video: "../shared/videos/face_head_turning.mp4",
                                members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"])
+        static let hand = Task(name: "hand", model: "Models/hand_landmarker.task", image: "../shared/images/hand_two_palms.png",
+                               video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
+                               members: ["hand_detector.tflite", "hand_landmarks_detector.tflite"])
+        static let gesture = Task(name: "gesture", model: "Models/gesture_recognizer.task", image: "../shared/images/hand_two_palms.png",
+                                  video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
+                                  members: ["hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",
+                                            "hand_gesture_recognizer.task/gesture_embedder.tflite",
+                                            "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"])
     }
 
     struct Arguments {
@@ -101,7 +129,25 @@ enum LandmarkerBenchmark {
         let sink = LiveSink()
         let landmarker: any BenchLandmarker
         let described: String
-        if task.name == "face" {
+        if task.name == "hand" || task.name == "gesture" {
+            // numHands 1, MediaPipe's default, as the MediaPipe side runs.
+            if task.name == "hand" {
+                let options = HandLandmarkerOptions()
+                options.baseOptions.modelAssetPath = a.model
+                options.baseOptions.numThreads = a.threads
+                options.runningMode = runningMode
+                if a.mode == "live" { options.handLandmarkerLiveStreamDelegate = sink }
+                landmarker = try HandLandmarker(options: options)
+            } else {
+                let options = GestureRecognizerOptions()
+                options.baseOptions.modelAssetPath = a.model
+                options.baseOptions.numThreads = a.threads
+                options.runningMode = runningMode
+                if a.mode == "live" { options.gestureRecognizerLiveStreamDelegate = sink }
+                landmarker = try GestureRecognizer(options: options)
+            }
+            described = "numHands 1 (MediaPipe's default)"
+        } else if task.name == "face" {
             let options = FaceLandmarkerOptions()
             options.baseOptions.modelAssetPath = a.model
             options.baseOptions.numThreads = a.threads
@@ -221,7 +267,8 @@ enum LandmarkerBenchmark {
 }
 
 /// Counts live-stream results, of either task.
-final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, @unchecked Sendable {
+final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
+    GestureRecognizerLiveStreamDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var delivered = 0
     var count: Int { lock.lock(); defer { lock.unlock() }; return delivered }
@@ -229,6 +276,12 @@ final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStream
         lock.lock(); delivered += 1; lock.unlock()
     }
     func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
+        lock.lock(); delivered += 1; lock.unlock()
+    }
+    func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
+        lock.lock(); delivered += 1; lock.unlock()
+    }
+    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
         lock.lock(); delivered += 1; lock.unlock()
     }
 }

@@ -1,7 +1,7 @@
 import VisionTasksModelFormat
 import Foundation
 
-// `swift run -c release bench <job>`: `pose` (the main job), `face`, `models`, `format`, `image`.
+// `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {
@@ -14,10 +14,14 @@ do {
         try LandmarkerBenchmark.run(.pose, arguments: Array(arguments.dropFirst()))
     case "face":
         try LandmarkerBenchmark.run(.face, arguments: Array(arguments.dropFirst()))
+    case "hand":
+        try LandmarkerBenchmark.run(.hand, arguments: Array(arguments.dropFirst()))
+    case "gesture":
+        try LandmarkerBenchmark.run(.gesture, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, models, format, image\n".utf8))
         exit(2)
     }
 } catch {
