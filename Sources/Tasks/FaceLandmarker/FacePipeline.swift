@@ -6,8 +6,7 @@ import VisionTasksModelFormat
 final class FacePipeline: TaskPipeline {
     let options: FaceLandmarkerOptions.Values
     let detector: SSDDetector
-    let landmarkRunner: TensorRunner
-    let landmarker: ImageInput
+    let landmarker: LandmarkModel
     let blendshapes: FaceBlendshapes?
     let geometry: FaceGeometry?
     private var tracker: RegionTracker
@@ -40,9 +39,8 @@ final class FacePipeline: TaskPipeline {
                                       strides: [8, 16, 16, 16], aspectRatios: [1]),
             coordinateCount: 16, keypointCount: 6, minimumScore: options.minFaceDetectionConfidence,
             suppressionThreshold: Self.suppressionThreshold)
-        landmarkRunner = try TensorRunner(bundle: bundle, member: "face_landmarks_detector.tflite", threads: threads)
-        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
-        let outputs = landmarkRunner.interpreter.outputs
+        landmarker = try LandmarkModel(bundle: bundle, member: "face_landmarks_detector.tflite", threads: threads, defaultRange: 0...1)
+        let outputs = landmarker.runner.interpreter.outputs
         guard outputs.count >= 2, outputs[0].elementCount == Self.landmarkCount * 3, outputs[1].elementCount == 1 else {
             throw .wrongModel("face_landmarks_detector.tflite does not output \(Self.landmarkCount) landmarks and a presence score")
         }
@@ -57,17 +55,14 @@ final class FacePipeline: TaskPipeline {
     }
 
     var timings: FaceStageTimings {
-        var l = landmarkRunner.timings
-        l.postprocessing = landmarkPost
         var g: StageTimings?
         if geometry != nil {
             g = StageTimings()
             g?.postprocessing = geometryTime
             g?.calls = geometryCalls
         }
-        return FaceStageTimings(detector: detector.timings, landmarks: l, blendshapes: blendshapes?.runner.timings, geometry: g)
+        return FaceStageTimings(detector: detector.timings, landmarks: landmarker.timings, blendshapes: blendshapes?.runner.timings, geometry: g)
     }
-    private var landmarkPost: Double = 0
     private var geometryTime: Double = 0
     private var geometryCalls = 0
 
@@ -111,29 +106,22 @@ final class FacePipeline: TaskPipeline {
 
     /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image).prefix(options.numFaces).map { d in
-            let rect = Self.regionFromDetection.rect(start: d.keypoints[0], end: d.keypoints[1], box: (d.xMin, d.yMin, d.width, d.height),
-                                                     imageWidth: image.width, imageHeight: image.height)
-            return Self.detectionTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+        try detector.detect(image).prefix(options.numFaces).map {
+            Self.detectionTransformation.apply(Self.regionFromDetection.rect(for: $0, imageWidth: image.width, imageHeight: image.height),
+                                               imageWidth: image.width, imageHeight: image.height)
         }
     }
 
     /// Runs the landmark model on one region; nil when the model says no face is there.
     func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> FaceEstimate? {
-        // ImagePreprocessingGraph's defaults: stretch (no letterbox) and a replicated border.
-        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                                           keepAspectRatio: false, border: .replicate)
-        let post = now()
-        defer { landmarkPost += Double(now() - post) / 1e6 }
-        let presence = 1 / (1 + expf(-(try landmarkRunner.output(1).first ?? -.infinity)))
-        guard presence > options.minFacePresenceConfidence else { return nil }
-        let raw = try landmarkRunner.output(0)
-        // TensorsToLandmarksCalculator: pixels of the model's input to [0, 1]; z on x's scale.
-        let width = Float(landmarker.width), height = Float(landmarker.height)
-        let points = (0..<Self.landmarkCount).map { i in SIMD3(raw[3 * i] / width, raw[3 * i + 1] / height, raw[3 * i + 2] / width) }
-        let projected = LandmarkProjection.project(points, transform: transform, through: rect)
-        let landmarks = projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }
-        return FaceEstimate(landmarks: landmarks, nextRect: nextRegion(projected, image: image), instance: 0)
+        try landmarker.run(image, rect: rect) { (runner, transform) throws(VisionTaskError) in
+            let presence = 1 / (1 + expf(-(try runner.output(1).first ?? -.infinity)))
+            guard presence > options.minFacePresenceConfidence else { return nil }
+            let points = landmarker.points(try runner.output(0), count: Self.landmarkCount, stride: 3)
+            let projected = LandmarkProjection.project(points, transform: transform, through: rect)
+            let landmarks = projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }
+            return FaceEstimate(landmarks: landmarks, nextRect: nextRegion(projected, image: image), instance: 0)
+        }
     }
 
     /// LandmarksToDetectionCalculator (the landmarks' box, every landmark a keypoint), then the region from it.

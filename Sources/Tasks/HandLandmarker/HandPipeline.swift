@@ -6,8 +6,7 @@ import VisionTasksModelFormat
 final class HandPipeline: TaskPipeline {
     let options: HandOptions
     let detector: SSDDetector
-    let landmarkRunner: TensorRunner
-    let landmarker: ImageInput
+    let landmarker: LandmarkModel
     private var tracker: RegionTracker
 
     // Constants of MediaPipe's hand_detector_graph.cc and hand_landmarks_detector_graph.cc.
@@ -33,9 +32,8 @@ final class HandPipeline: TaskPipeline {
                                       strides: [8, 16, 16, 16], aspectRatios: [1]),
             coordinateCount: 18, keypointCount: 7, minimumScore: options.minHandDetectionConfidence,
             suppressionThreshold: Self.suppressionThreshold)
-        landmarkRunner = try TensorRunner(bundle: bundle, member: "hand_landmarks_detector.tflite", threads: threads)
-        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
-        let outputs = landmarkRunner.interpreter.outputs
+        landmarker = try LandmarkModel(bundle: bundle, member: "hand_landmarks_detector.tflite", threads: threads, defaultRange: 0...1)
+        let outputs = landmarker.runner.interpreter.outputs
         guard outputs.count == 4, outputs[0].elementCount == Self.landmarkCount * 3, outputs[1].elementCount == 1,
               outputs[2].elementCount == 1, outputs[3].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("hand_landmarks_detector.tflite does not output 21 landmarks, presence, handedness and world landmarks")
@@ -46,11 +44,8 @@ final class HandPipeline: TaskPipeline {
     }
 
     var timings: HandStageTimings {
-        var l = landmarkRunner.timings
-        l.postprocessing = landmarkPost
-        return HandStageTimings(detector: detector.timings, landmarks: l)
+        HandStageTimings(detector: detector.timings, landmarks: landmarker.timings)
     }
-    private var landmarkPost: Double = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HandLandmarkerResult {
         let hands = try hands(image, timestampMilliseconds: timestamp)
@@ -69,37 +64,30 @@ final class HandPipeline: TaskPipeline {
 
     /// Hand regions from the palm detector, best first, at most `numHands`.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image).prefix(options.numHands).map { d in
-            let rect = Self.regionFromDetection.rect(start: d.keypoints[0], end: d.keypoints[2], box: (d.xMin, d.yMin, d.width, d.height),
-                                                     imageWidth: image.width, imageHeight: image.height)
-            return Self.detectionTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
+        try detector.detect(image).prefix(options.numHands).map {
+            Self.detectionTransformation.apply(Self.regionFromDetection.rect(for: $0, imageWidth: image.width, imageHeight: image.height),
+                                               imageWidth: image.width, imageHeight: image.height)
         }
     }
 
     /// Runs the landmark model on one region; nil when the model says no hand is there.
     func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> HandEstimate? {
-        // ImagePreprocessingGraph's defaults: stretch (no letterbox) and a replicated border.
-        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                                           keepAspectRatio: false, border: .replicate)
-        let post = now()
-        defer { landmarkPost += Double(now() - post) / 1e6 }
-        // Presence and handedness come out of the model as probabilities (its last layers are logistic).
-        let presence = try landmarkRunner.output(1).first ?? 0
-        guard presence > options.minHandPresenceConfidence else { return nil }
-        let raw = try landmarkRunner.output(0), worldRaw = try landmarkRunner.output(3)
-        let width = Float(landmarker.width), height = Float(landmarker.height)
-        let points = (0..<Self.landmarkCount).map { i in
-            SIMD3(raw[3 * i] / width, raw[3 * i + 1] / height, raw[3 * i + 2] / width / Self.zNormalization)
+        try landmarker.run(image, rect: rect) { (runner, transform) throws(VisionTaskError) in
+            // Presence and handedness come out of the model as probabilities (its last layers are logistic).
+            let presence = try runner.output(1).first ?? 0
+            guard presence > options.minHandPresenceConfidence else { return nil }
+            let points = landmarker.points(try runner.output(0), count: Self.landmarkCount, stride: 3, zScale: Self.zNormalization)
+            let projected = LandmarkProjection.project(points, transform: transform, through: rect)
+            let worldRaw = try runner.output(3)
+            let world = (0..<Self.landmarkCount).map { i in
+                let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
+                return Landmark(x: q.x, y: q.y, z: q.z)
+            }
+            let rightScore = try runner.output(2).first ?? 0.5
+            return HandEstimate(landmarks: projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }, world: world,
+                                handedness: Self.handedness(rightScore: rightScore), rightScore: rightScore, rect: rect,
+                                nextRect: Self.nextRegion(projected, image: image), instance: 0)
         }
-        let projected = LandmarkProjection.project(points, transform: transform, through: rect)
-        let world = (0..<Self.landmarkCount).map { i in
-            let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
-            return Landmark(x: q.x, y: q.y, z: q.z)
-        }
-        return HandEstimate(landmarks: projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }, world: world,
-                            handedness: Self.handedness(rightScore: try landmarkRunner.output(2).first ?? 0.5),
-                            rightScore: try landmarkRunner.output(2).first ?? 0.5, rect: rect,
-                            nextRect: Self.nextRegion(projected, image: image), instance: 0)
     }
 
     /// TensorsToClassificationCalculator with binary classification and top_k 1 over MediaPipe's label map

@@ -6,8 +6,7 @@ import VisionTasksModelFormat
 final class PosePipeline: TaskPipeline {
     let options: PoseLandmarkerOptions.Values
     let detector: SSDDetector
-    let landmarkRunner: TensorRunner
-    let landmarker: ImageInput
+    let landmarker: LandmarkModel
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single pose (numPoses 1), or one per tracked pose (`.always`).
     private var smoothing: SmoothingState<PoseSmoothing>
@@ -31,9 +30,8 @@ final class PosePipeline: TaskPipeline {
                                       strides: [8, 16, 32, 32, 32], aspectRatios: [1]),
             coordinateCount: 12, keypointCount: 4, minimumScore: options.minPoseDetectionConfidence,
             suppressionThreshold: Self.suppressionThreshold)
-        landmarkRunner = try TensorRunner(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads)
-        landmarker = try ImageInput(landmarkRunner, defaultRange: 0...1)
-        let outputs = landmarkRunner.interpreter.outputs
+        landmarker = try LandmarkModel(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads, defaultRange: 0...1)
+        let outputs = landmarker.runner.interpreter.outputs
         guard outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
         }
@@ -46,11 +44,8 @@ final class PosePipeline: TaskPipeline {
 
     /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
     var timings: (detector: StageTimings, landmarks: StageTimings) {
-        var l = landmarkRunner.timings
-        l.postprocessing = landmarkPost
-        return (detector.timings, l)
+        (detector.timings, landmarker.timings)
     }
-    private var landmarkPost: Double = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
         var poses = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
@@ -79,25 +74,24 @@ final class PosePipeline: TaskPipeline {
 
     /// Runs the landmark model on one region; nil when the model says no pose is there.
     func landmarks(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> PoseEstimate? {
-        // The landmark graph leaves ImageToTensor's defaults: stretch (no letterbox) and a replicated border.
-        let transform = try landmarker.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                                           keepAspectRatio: false, border: .replicate)
-        let post = now()
-        defer { landmarkPost += Double(now() - post) / 1e6 }
-        let presence = try landmarkRunner.output(1).first ?? 0
+        try landmarker.run(image, rect: rect) { (runner, transform) throws(VisionTaskError) in
+            try decode(runner, transform, rect: rect, image: image)
+        }
+    }
+
+    private func decode(_ runner: TensorRunner, _ transform: TensorToImageTransform, rect: NormalizedRect,
+                        image: MPImage) throws(VisionTaskError) -> PoseEstimate? {
+        let presence = try runner.output(1).first ?? 0
         guard presence > options.minPosePresenceConfidence else { return nil }
-        let raw = try landmarkRunner.output(0)
-        let width = Float(landmarker.width), height = Float(landmarker.height)
-        var points: [SIMD3<Float>] = []
+        let raw = try runner.output(0)
+        var points = landmarker.points(raw, count: Self.landmarkCount, stride: 5)
         var visibility: [Float] = [], presences: [Float] = []
         for i in 0..<Self.landmarkCount {
-            let o = i * 5
-            points.append(SIMD3(raw[o] / width, raw[o + 1] / height, raw[o + 2] / width))
-            visibility.append(1 / (1 + expf(-raw[o + 3])))
-            presences.append(1 / (1 + expf(-raw[o + 4])))
+            visibility.append(1 / (1 + expf(-raw[5 * i + 3])))
+            presences.append(1 / (1 + expf(-raw[5 * i + 4])))
         }
-        let heatmapShape = landmarkRunner.interpreter.outputs[3].shape
-        let heatmap = try landmarkRunner.output(3)
+        let heatmapShape = runner.interpreter.outputs[3].shape
+        let heatmap = try runner.output(3)
         if heatmapShape.count == 4 {
             heatmap.withUnsafeBufferPointer {
                 HeatmapRefinement().refine(&points, heatmap: $0, height: heatmapShape[1], width: heatmapShape[2], channels: heatmapShape[3])
@@ -107,7 +101,7 @@ final class PosePipeline: TaskPipeline {
         let landmarks = (0..<Self.poseLandmarkCount).map { i in
             NormalizedLandmark(x: projected[i].x, y: projected[i].y, z: projected[i].z, visibility: visibility[i], presence: presences[i])
         }
-        let worldRaw = try landmarkRunner.output(4)
+        let worldRaw = try runner.output(4)
         let world = (0..<Self.poseLandmarkCount).map { i in
             let q = LandmarkProjection.rotateWorld(SIMD3(worldRaw[3 * i], worldRaw[3 * i + 1], worldRaw[3 * i + 2]), by: rect.rotation)
             return Landmark(x: q.x, y: q.y, z: q.z, visibility: visibility[i], presence: presences[i])
@@ -116,8 +110,8 @@ final class PosePipeline: TaskPipeline {
         let nextRect = region(start: SIMD2(auxiliary.0.x, auxiliary.0.y), end: SIMD2(auxiliary.1.x, auxiliary.1.y), image: image)
         var mask: Mask?
         if options.outputSegmentationMasks {
-            let shape = landmarkRunner.interpreter.outputs[2].shape
-            mask = MaskProjection.project(logits: try landmarkRunner.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
+            let shape = runner.interpreter.outputs[2].shape
+            mask = MaskProjection.project(logits: try runner.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
                                           maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
                                           imageWidth: image.width, imageHeight: image.height)
         }
