@@ -27,6 +27,7 @@ struct HandCommand: ParsableCommand {
         options.baseOptions.numThreads = common.threads
         options.runningMode = common.runningMode
         options.numHands = hands.numHands
+        options.landmarkSmoothing = common.smoothing
         let delegate = runner.live.map(HandLiveStreamDelegate.init)
         options.handLandmarkerLiveStreamDelegate = delegate
         let landmarker: HandLandmarker
@@ -50,6 +51,7 @@ struct GestureCommand: ParsableCommand {
         options.baseOptions.numThreads = common.threads
         options.runningMode = common.runningMode
         options.numHands = hands.numHands
+        options.landmarkSmoothing = common.smoothing
         let delegate = runner.live.map(GestureLiveStreamDelegate.init)
         options.gestureRecognizerLiveStreamDelegate = delegate
         let recognizer: GestureRecognizer

@@ -93,3 +93,40 @@ final class LandmarkSmoothingTests: XCTestCase {
         XCTAssertLessThan(smoothed.world, raw.world)
     }
 }
+
+/// Hands: MediaPipe smooths none, so the default is no smoothing at all; `.always` smooths each tracked hand.
+final class HandSmoothingTests: XCTestCase {
+    private func run(_ smoothing: LandmarkSmoothing) throws -> [GestureRecognizerResult] {
+        let options = GestureRecognizerOptions()
+        options.baseOptions.modelAssetPath = Repository.modelPath("gesture_recognizer.task")
+        options.runningMode = .video
+        options.landmarkSmoothing = smoothing
+        let recognizer = try GestureRecognizer(options: options)
+        let video = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/hand_gesture_fist_thumbsup.mp4").path)
+        var results: [GestureRecognizerResult] = []
+        while results.count < 80, let frame = try video.nextFrame() {
+            results.append(try recognizer.recognize(videoFrame: frame.image, timestampInMilliseconds: frame.timestampMs))
+        }
+        return results
+    }
+
+    /// Mean frame-to-frame movement of the landmarks over the frames where a hand is found in both.
+    private func jitter(_ results: [GestureRecognizerResult]) -> Float {
+        var total: Float = 0, count = 0
+        for (a, b) in zip(results, results.dropFirst()) {
+            guard let p = a.landmarks.first, let q = b.landmarks.first else { continue }
+            total += zip(p, q).reduce(0) { $0 + abs($1.0.x - $1.1.x) + abs($1.0.y - $1.1.y) } / Float(p.count)
+            count += 1
+        }
+        return total / Float(max(count, 1))
+    }
+
+    func testHandsAreSmoothedOnlyWhenAsked() throws {
+        let mediapipe = try run(.mediapipe), never = try run(.never), always = try run(.always)
+        XCTAssertEqual(mediapipe, never, "MediaPipe smooths no hand")
+        XCTAssertEqual(always.map(\.landmarks.count), never.map(\.landmarks.count))
+        XCTAssertNotEqual(always, never)
+        print(String(format: "hand jitter (mean frame-to-frame |Δx|+|Δy|): never %.5f, always %.5f", jitter(never), jitter(always)))
+        XCTAssertLessThan(jitter(always), jitter(never))
+    }
+}

@@ -42,6 +42,12 @@ public final class GestureRecognizerOptions {
     public var customGesturesClassifierOptions: ClassifierOptions {
         get { values.customGesturesClassifierOptions } set { values.customGesturesClassifierOptions = newValue }
     }
+    /// Which hands video and live-stream modes smooth: by default none, as MediaPipe (it smooths no hand); `.always`
+    /// gives every tracked hand filters of its own, and its gestures are recognized from the smoothed landmarks.
+    /// (Not a MediaPipe option.)
+    public var landmarkSmoothing: LandmarkSmoothing {
+        get { values.hand.landmarkSmoothing } set { values.hand.landmarkSmoothing = newValue }
+    }
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
     public weak var gestureRecognizerLiveStreamDelegate: (any GestureRecognizerLiveStreamDelegate)?
 

@@ -31,6 +31,11 @@ public final class HandLandmarkerOptions {
     public var minTrackingConfidence: Float {
         get { values.hand.minTrackingConfidence } set { values.hand.minTrackingConfidence = newValue }
     }
+    /// Which hands video and live-stream modes smooth: by default none, as MediaPipe (it smooths no hand); `.always`
+    /// gives every tracked hand filters of its own. (Not a MediaPipe option.)
+    public var landmarkSmoothing: LandmarkSmoothing {
+        get { values.hand.landmarkSmoothing } set { values.hand.landmarkSmoothing = newValue }
+    }
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
     public weak var handLandmarkerLiveStreamDelegate: (any HandLandmarkerLiveStreamDelegate)?
 
@@ -58,6 +63,7 @@ struct HandOptions: Sendable {
     var minHandDetectionConfidence: Float = 0.5
     var minHandPresenceConfidence: Float = 0.5
     var minTrackingConfidence: Float = 0.5
+    var landmarkSmoothing: LandmarkSmoothing = .mediapipe
 
     func validate() throws(VisionTaskError) {
         try OptionCheck.count(numHands, "numHands")

@@ -8,6 +8,8 @@ final class HandPipeline: TaskPipeline {
     let detector: SSDDetector
     let landmarker: LandmarkModel
     private var tracker: RegionTracker
+    /// Only with `.always`: MediaPipe smooths no hand.
+    private var smoothing: SmoothingState<HandSmoothing>
 
     // Constants of MediaPipe's hand_detector_graph.cc and hand_landmarks_detector_graph.cc.
     static let landmarkCount = 21
@@ -41,6 +43,8 @@ final class HandPipeline: TaskPipeline {
         // Hands keep their tracked region against a new palm that overlaps it (HandAssociationCalculator).
         tracker = RegionTracker(maximumCount: options.numHands, replacementOverlap: options.minTrackingConfidence,
                                 association: .trackedKeepsItsPlace)
+        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: runningMode, maximumCount: options.numHands,
+                                   mediapipeSmooths: false) { HandSmoothing() }
     }
 
     var timings: HandStageTimings {
@@ -55,11 +59,17 @@ final class HandPipeline: TaskPipeline {
 
     /// The hands of one frame, tracked from the last in video and live-stream modes.
     func hands(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [HandEstimate] {
-        try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
+        var hands = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         } deduplicate: {
             HandDeduplication.removingDuplicates($0, imageWidth: image.width, imageHeight: image.height)
         }
+        if let timestamp {
+            smoothing.apply(&hands) {
+                $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
+            } reset: { $0.reset() }
+        }
+        return hands
     }
 
     /// Hand regions from the palm detector, best first, at most `numHands`.
@@ -140,6 +150,29 @@ struct HandEstimate: TrackedEstimate {
     var rect: NormalizedRect
     var nextRect: NormalizedRect
     var instance: Int
+}
+
+/// Smoothing of one tracked hand, for `.always` (MediaPipe smooths no hand, so there are no constants of its own):
+/// the filters MediaPipe gives faces and poses — image landmarks through 1€ filters (min cutoff 0.05, β 80,
+/// derivative cutoff 1) with the speed in sizes of the hand's landmark extent, world landmarks through 1€ filters
+/// (0.1, 40, 1) in metres, as the pose's world landmarks.
+struct HandSmoothing: Sendable {
+    private var image = LandmarksSmoother(.init(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, valueScale: .landmarkExtent),
+                                          visibilityAlpha: nil)
+    private var world = LandmarksSmoother(.init(minCutoff: 0.1, beta: 40, derivativeCutoff: 1, valueScale: .none), visibilityAlpha: nil)
+
+    mutating func apply(_ hand: HandEstimate, imageWidth: Int, imageHeight: Int, timestampMilliseconds: Int) -> HandEstimate {
+        var hand = hand
+        hand.landmarks = image.smooth(hand.landmarks, region: nil, imageWidth: imageWidth, imageHeight: imageHeight,
+                                      timestampMilliseconds: timestampMilliseconds)
+        hand.world = world.smooth(hand.world, timestampMilliseconds: timestampMilliseconds)
+        return hand
+    }
+
+    mutating func reset() {
+        image.resetCoordinates()
+        world.resetCoordinates()
+    }
 }
 
 /// Where a hand landmarker's time goes, per stage (for benchmarks).

@@ -35,10 +35,12 @@ struct SmoothingState<Filters: Sendable>: Sendable {
     private var single: Filters?
     private var perInstance: InstanceFilters<Filters>?
 
-    init(_ smoothing: LandmarkSmoothing, runningMode: RunningMode, maximumCount: Int, make: @escaping @Sendable () -> Filters) {
+    /// - Parameter mediapipeSmooths: whether MediaPipe smooths this task at all (it smooths no hand).
+    init(_ smoothing: LandmarkSmoothing, runningMode: RunningMode, maximumCount: Int, mediapipeSmooths: Bool = true,
+         make: @escaping @Sendable () -> Filters) {
         guard runningMode != .image else { return }
         switch smoothing {
-        case .mediapipe where maximumCount == 1: single = make()
+        case .mediapipe where maximumCount == 1 && mediapipeSmooths: single = make()
         case .always: perInstance = InstanceFilters(make)
         case .mediapipe, .never: break
         }
