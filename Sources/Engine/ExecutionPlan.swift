@@ -96,6 +96,10 @@ public final class ExecutionPlan: Sendable {
         let epilogues = Self.fuseEpilogues(steps, graph: graph, constants: constants, graphOutputs: Set(outputs))
         steps = epilogues.steps
         fused.formUnion(epilogues.absorbed)
+        let mixing = Self.fuseTokenMixing(steps, graphOutputs: Set(outputs))
+        steps = mixing.steps
+        fused.formUnion(mixing.absorbed)
+        scratch = max(scratch, steps.map(\.kernel.scratchBytes).max() ?? 0)
 
         // Lifetimes of the activations: graph inputs from the start, outputs to the end.
         var first: [Int: Int] = [:], last: [Int: Int] = [:]
@@ -226,6 +230,37 @@ public final class ExecutionPlan: Sendable {
             ordered.append(result[position])
         }
         return (ordered, absorbed)
+    }
+
+    /// TRANSPOSE → 1×1 CONV_2D → 1×1 CONV_2D → TRANSPOSE back, each the only reader of the one before and none of
+    /// the tensors between them a graph output, runs as one ``TokenMixingKernel`` in the first one's place (MLP-Mixer
+    /// token mixing: the transposes go, and the GEMMs get whole panels).
+    private static func fuseTokenMixing(_ steps: [Step], graphOutputs: Set<Int>) -> (steps: [Step], absorbed: Set<Int>) {
+        var readers: [Int: [Int]] = [:]
+        for (position, step) in steps.enumerated() {
+            for tensor in step.inputs { readers[tensor, default: []].append(position) }
+        }
+        func next(_ position: Int) -> Int? {
+            guard steps[position].outputs.count == 1, let tensor = steps[position].outputs.first, !graphOutputs.contains(tensor),
+                  let reader = readers[tensor], reader.count == 1 else { return nil }
+            return reader[0]
+        }
+        var result: [Step] = [], absorbed: Set<Int> = [], removed: Set<Int> = []
+        for (position, step) in steps.enumerated() where !removed.contains(position) {
+            guard let transpose = step.kernel as? TransposeKernel,
+                  let p1 = next(position), let expand = steps[p1].kernel as? Conv2DKernel,
+                  let p2 = next(p1), let contract = steps[p2].kernel as? Conv2DKernel,
+                  let p3 = next(p2), let back = steps[p3].kernel as? TransposeKernel,
+                  let kernel = TokenMixingKernel(transpose: transpose, expand: expand, contract: contract, back: back) else {
+                result.append(step)
+                continue
+            }
+            let name = [step, steps[p1], steps[p2], steps[p3]].map(\.name).joined(separator: "+")
+            result.append(Step(operatorIndex: step.operatorIndex, name: name, kernel: kernel, inputs: step.inputs, outputs: steps[p3].outputs))
+            removed.formUnion([p1, p2, p3])
+            absorbed.formUnion([p1, p2, p3].map { steps[$0].operatorIndex })
+        }
+        return (result, absorbed)
     }
 
     struct PadFusion {
