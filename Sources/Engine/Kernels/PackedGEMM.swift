@@ -42,6 +42,11 @@ struct PackedGEMM: Sendable {
     struct Epilogue {
         /// The addend's element matching C's first, or nil.
         var addend: UnsafePointer<Float>?
+        /// Elements between the addend's rows (C's ldc unless the addend is narrower).
+        var addendStride: Int
+        /// Columns of C that have an addend: all of them, or the first ones when the addend is the input of a PAD
+        /// that only appended zero channels (the rest add zero).
+        var addendColumns: Int
         var clamp: ActivationClamp
         var clamps: Bool
         /// PReLU slopes for every column, padded to whole panels; or nil.
@@ -111,13 +116,13 @@ struct PackedGEMM: Sendable {
             // for the same twelve independent accumulators as a full tile.
             while r + 12 <= rows.upperBound {
                 halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: 12, width)
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: 12, width)
                 r += 12
             }
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
                 halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
             }
         } else {
@@ -126,7 +131,7 @@ struct PackedGEMM: Sendable {
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
                 tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
             }
         }
@@ -144,7 +149,7 @@ struct PackedGEMM: Sendable {
             let column0 = panel * Self.panelWidth
             rowTile4(a + row * lda, panels + panel * depth * Self.panelWidth, bias + column0, c + row * ldc + column0, activation)
             if let output {
-                for p in 0..<4 { output.panel(column0 + p * Self.panelWidth).apply(c, row * ldc + column0 + p * Self.panelWidth, ldc, rows: 1, Self.panelWidth) }
+                for p in 0..<4 { output.panel(column0 + p * Self.panelWidth).apply(c, row: row, column: column0 + p * Self.panelWidth, ldc, rows: 1, Self.panelWidth) }
             }
             panel += 4
         }
@@ -298,14 +303,20 @@ struct PackedGEMM: Sendable {
 /// rows as straight-line code, face landmarks runs 5 % faster than through that general row loop (4.63 vs 4.89 ms).
 private struct TileEpilogue {
     let addend: UnsafePointer<Float>?
+    let addendStride: Int
+    let addendColumns: Int
     let clamp: ActivationClamp
     let clamps: Bool
     let alpha: UnsafePointer<Float>?
     /// The current panel's 16 slopes, loaded once per panel.
     var alpha0 = SIMD8<Float>(), alpha1 = SIMD8<Float>()
+    /// How many of the current panel's columns have an addend (16 unless the addend is narrower than C).
+    var addendLanes = PackedGEMM.panelWidth
 
     init(_ epilogue: PackedGEMM.Epilogue) {
         addend = epilogue.addend
+        addendStride = epilogue.addendStride
+        addendColumns = epilogue.addendColumns
         clamp = epilogue.clamp
         clamps = epilogue.clamps
         alpha = epilogue.alpha
@@ -314,6 +325,7 @@ private struct TileEpilogue {
     /// The epilogue for the panel starting at column `column0`.
     func panel(_ column0: Int) -> TileEpilogue {
         var panel = self
+        panel.addendLanes = min(PackedGEMM.panelWidth, max(0, addendColumns - column0))
         if let alpha {
             panel.alpha0 = UnsafeRawPointer(alpha + column0).loadUnaligned(as: SIMD8<Float>.self)
             panel.alpha1 = UnsafeRawPointer(alpha + column0 + 8).loadUnaligned(as: SIMD8<Float>.self)
@@ -321,24 +333,41 @@ private struct TileEpilogue {
         return panel
     }
 
-    /// Rows `rows` of `width` (≤ 16) columns of C starting `offset` elements into C (and into the addend).
+    /// Eight addend values, of which the first `lanes` exist (a narrower addend ends inside the panel: BlazeFace's
+    /// 24 → 28 channel residual); reading past them could leave the tensor.
+    @inline(__always)
+    private static func addend(_ add: UnsafeRawPointer, lanes: Int) -> SIMD8<Float> {
+        if lanes >= 8 { return add.loadUnaligned(as: SIMD8<Float>.self) }
+        var v = SIMD8<Float>()
+        if lanes >= 4 {
+            let low = add.loadUnaligned(as: SIMD4<Float>.self)
+            v = SIMD8(lowHalf: low, highHalf: SIMD4())
+            for i in 4..<max(4, lanes) { v[i] = add.load(fromByteOffset: 4 &* i, as: Float.self) }
+        } else {
+            for i in 0..<max(0, lanes) { v[i] = add.load(fromByteOffset: 4 &* i, as: Float.self) }
+        }
+        return v
+    }
+
+    /// Rows `row ..< row + rows` of `width` (≤ 16) columns of C from column `column`.
     @inline(never)
-    func apply(_ c: UnsafeMutablePointer<Float>, _ offset: Int, _ ldc: Int, rows: Int, _ width: Int) {
+    func apply(_ c: UnsafeMutablePointer<Float>, row first: Int, column: Int, _ ldc: Int, rows: Int, _ width: Int) {
         let zero = SIMD8<Float>()
-        for row in 0..<rows {
-            let start = offset &+ row &* ldc
+        let lanes = min(addendLanes, width)
+        for row in first..<first &+ rows {
+            let start = row &* ldc &+ column
             let out = UnsafeMutableRawPointer(c + start)
-            let add = addend.map { UnsafeRawPointer($0 + start) }
+            let add = lanes == 0 ? nil : addend.map { UnsafeRawPointer($0 + (row &* addendStride &+ column)) }
             if width >= 8 {
                 var v = out.loadUnaligned(as: SIMD8<Float>.self)
-                if let add { v += add.loadUnaligned(as: SIMD8<Float>.self) }
+                if let add { v += Self.addend(add, lanes: lanes) }
                 if clamps { v = clamp(v) }
                 if alpha != nil { v = v.replacing(with: v * alpha0, where: v .< zero) }
                 out.storeBytes(of: v, as: SIMD8<Float>.self)
             }
             if width == 16 {
                 var v = out.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                if let add { v += add.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) }
+                if let add { v += Self.addend(add + 32, lanes: lanes &- 8) }
                 if clamps { v = clamp(v) }
                 if alpha != nil { v = v.replacing(with: v * alpha1, where: v .< zero) }
                 out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
@@ -348,7 +377,7 @@ private struct TileEpilogue {
                 let values = c + start
                 for i in (width > 8 ? 8 : 0)..<width {
                     var v = values[i]
-                    if let add { v += add.load(fromByteOffset: 4 &* i, as: Float.self) }
+                    if let add, i < lanes { v += add.load(fromByteOffset: 4 &* i, as: Float.self) }
                     if clamps { v = clamp(SIMD8(repeating: v))[0] }
                     if alpha != nil, v < 0 { v *= (i < 8 ? alpha0[i] : alpha1[i - 8]) }
                     values[i] = v
