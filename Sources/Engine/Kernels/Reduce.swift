@@ -141,7 +141,7 @@ struct ReduceKernel: Kernel {
 
     /// When every reduced dimension of size > 1 comes after every kept one, each output reduces a contiguous run of
     /// the input's trailing dimensions: its length; nil otherwise.
-    private var contiguousReduced: Int? {
+    var contiguousReduced: Int? {
         var inner = 1
         var seenKept = false
         for d in stride(from: inputShape.count - 1, through: 0, by: -1) where inputShape[d] != 1 {
