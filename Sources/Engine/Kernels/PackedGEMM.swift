@@ -115,13 +115,23 @@ struct PackedGEMM: Sendable {
             // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds; twelve rows at a time
             // for the same twelve independent accumulators as a full tile.
             while r + 12 <= rows.upperBound {
-                halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                if width == 8 {
+                    halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: 12) { halfTile12(a + r * lda, lda, w, b0, $0, $1, 8, activation) }
+                }
                 epilogue?.apply(c, row: r, column: column0, ldc, rows: 12, width)
                 r += 12
             }
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
-                halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
+                if width == 8 {
+                    halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) {
+                        halfTile6(a + r * lda, lda, w, b0, $0, $1, 8, activation, rows: count)
+                    }
+                }
                 epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
             }
@@ -130,9 +140,38 @@ struct PackedGEMM: Sendable {
             // stored): one row at a time was latency-bound, and 14 × 14 = 196 rows leave four per panel.
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
-                tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
+                if width == 16 {
+                    tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) {
+                        tile6(a + r * lda, lda, w, b0, b1, $0, $1, 16, activation, rows: count)
+                    }
+                }
                 epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
+            }
+        }
+    }
+
+    /// A tile of a partial panel (channel counts that are not multiples of 8: BlazeFace's 28, 36, 42): `tile` stores
+    /// whole vectors into a scratch tile on the stack (its C and ldc), then `width` columns of each row are copied
+    /// out four at a time. The tiles' own stores went lane by lane for these, which cost such a convolution a
+    /// fifth of its time; teaching the tiles partial stores instead made their code larger and every full panel
+    /// some 3 % slower (pose detector, counted in instructions).
+    @inline(never)
+    private static func throughScratch(_ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, rows: Int,
+                                       _ tile: (UnsafeMutablePointer<Float>, Int) -> Void) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * panelWidth) { buffer in
+            let scratch = buffer.baseAddress!
+            tile(scratch, panelWidth)
+            for row in 0..<rows {
+                let from = UnsafeRawPointer(scratch + row &* panelWidth), to = c + row &* ldc
+                if width > 8 {
+                    UnsafeMutableRawPointer(to).storeBytes(of: from.loadUnaligned(as: SIMD8<Float>.self), as: SIMD8<Float>.self)
+                    storePartial(from.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self), to + 8, width &- 8)
+                } else {
+                    storePartial(from.loadUnaligned(as: SIMD8<Float>.self), to, width)
+                }
             }
         }
     }
@@ -290,11 +329,8 @@ struct PackedGEMM: Sendable {
             UnsafeMutableRawPointer(c + 8).storeBytes(of: v1, as: SIMD8<Float>.self)
         } else if width == 8 {
             UnsafeMutableRawPointer(c).storeBytes(of: v0, as: SIMD8<Float>.self)
-        } else if width > 8 {
-            UnsafeMutableRawPointer(c).storeBytes(of: v0, as: SIMD8<Float>.self)
-            storePartial(v1, c + 8, width - 8)
         } else {
-            storePartial(v0, c, width)
+            for i in 0..<width { c[i] = i < 8 ? v0[i] : v1[i - 8] }
         }
     }
 }
@@ -369,11 +405,56 @@ private struct TileEpilogue {
         lanes >= 8 ? add.loadUnaligned(as: SIMD8<Float>.self) : loadPartial(add.assumingMemoryBound(to: Float.self), max(0, lanes))
     }
 
+    /// ``apply(_:row:column:_:rows:_:)`` where the addend, if any, covers every column of the panel.
+    @inline(__always)
+    private func applyWhole(_ c: UnsafeMutablePointer<Float>, row first: Int, column: Int, _ ldc: Int, rows: Int, _ width: Int) {
+        let zero = SIMD8<Float>()
+        for row in first..<first &+ rows {
+            let start = row &* ldc &+ column
+            let out = UnsafeMutableRawPointer(c + start)
+            let add = addend.map { UnsafeRawPointer($0 + (row &* addendStride &+ column)) }
+            if width >= 8 {
+                var v = out.loadUnaligned(as: SIMD8<Float>.self)
+                if let add { v += add.loadUnaligned(as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if alpha != nil { v = v.replacing(with: v * alpha0, where: v .< zero) }
+                out.storeBytes(of: v, as: SIMD8<Float>.self)
+            }
+            if width == 16 {
+                var v = out.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                if let add { v += add.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if alpha != nil { v = v.replacing(with: v * alpha1, where: v .< zero) }
+                out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
+            }
+            if width != 8 && width != 16 { partialTail(c, start, add, width: width, lanes: width) }
+        }
+    }
+
+    /// The last 1–7 values of a row of a partial panel (channel counts that are not multiples of 8), as one vector
+    /// padded with zeros, loaded and stored without touching what lies past them; `lanes` of the row's values have
+    /// an addend.
+    @inline(never)
+    private func partialTail(_ c: UnsafeMutablePointer<Float>, _ start: Int, _ add: UnsafeRawPointer?, width: Int, lanes: Int) {
+        let first = width > 8 ? 8 : 0, count = width &- first
+        let values = c + (start &+ first)
+        var v = loadPartial(values, count)
+        if let add { v += Self.addend(add + 4 &* first, lanes: min(lanes &- first, count)) }
+        if clamps { v = clamp(v) }
+        if alpha != nil { v = v.replacing(with: v * (first == 0 ? alpha0 : alpha1), where: v .< SIMD8<Float>()) }
+        storePartial(v, values, count)
+    }
+
     /// Rows `row ..< row + rows` of `width` (≤ 16) columns of C from column `column`.
     @inline(never)
     func apply(_ c: UnsafeMutablePointer<Float>, row first: Int, column: Int, _ ldc: Int, rows: Int, _ width: Int) {
         let zero = SIMD8<Float>()
         let lanes = min(addendLanes, width)
+        if lanes == width || addend == nil {
+            // The usual case, as before narrow addends: the same straight-line rows.
+            applyWhole(c, row: first, column: column, ldc, rows: rows, width)
+            return
+        }
         for row in first..<first &+ rows {
             let start = row &* ldc &+ column
             let out = UnsafeMutableRawPointer(c + start)
@@ -392,17 +473,7 @@ private struct TileEpilogue {
                 if alpha != nil { v = v.replacing(with: v * alpha1, where: v .< zero) }
                 out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
             }
-            if width != 8 && width != 16 {
-                // A partial panel (channel counts that are not multiples of 8): its last 1–7 values as one vector
-                // padded with zeros, loaded and stored without touching what lies past them.
-                let first = width > 8 ? 8 : 0, count = width &- first
-                let values = c + (start &+ first)
-                var v = loadPartial(values, count)
-                if let add { v += Self.addend(add + 4 &* first, lanes: min(lanes &- first, count)) }
-                if clamps { v = clamp(v) }
-                if alpha != nil { v = v.replacing(with: v * (first == 0 ? alpha0 : alpha1), where: v .< zero) }
-                storePartial(v, values, count)
-            }
+            if width != 8 && width != 16 { partialTail(c, start, add, width: width, lanes: lanes) }
         }
     }
 }
