@@ -96,6 +96,13 @@ public final class ExecutionPlan: Sendable {
         let epilogues = Self.fuseEpilogues(steps, graph: graph, constants: constants, graphOutputs: Set(outputs))
         steps = epilogues.steps
         fused.formUnion(epilogues.absorbed)
+        let mixing = Self.fuseTokenMixing(steps, graphOutputs: Set(outputs))
+        steps = mixing.steps
+        fused.formUnion(mixing.absorbed)
+        let norms = Self.fuseLayerNormalizations(steps, graph: graph, constants: constants, graphOutputs: Set(outputs))
+        steps = norms.steps
+        fused.formUnion(norms.absorbed)
+        scratch = max(scratch, steps.map(\.kernel.scratchBytes).max() ?? 0)
 
         // Lifetimes of the activations: graph inputs from the start, outputs to the end.
         var first: [Int: Int] = [:], last: [Int: Int] = [:]
@@ -151,7 +158,9 @@ public final class ExecutionPlan: Sendable {
     /// The ADD's other input must exist when the convolution runs: written by an earlier step, a graph input, or
     /// written by a step that only reads earlier tensors (BlazeFace's channel-padding PAD of the residual, which
     /// the converter placed after the convolution), which then moves to just before the convolution. Tensors in
-    /// the chain must not be graph outputs.
+    /// the chain must not be graph outputs. A regular convolution's ADD may also take a residual that a PAD of zero
+    /// channels widened, read by nothing else: the epilogue adds the PAD's input to the first channels and the PAD
+    /// goes (its input, like the ADD's, may move from after the convolution to before it).
     private static func fuseEpilogues(_ steps: [Step], graph: GraphDescription, constants: ConstantStore, graphOutputs: Set<Int>)
         -> (steps: [Step], absorbed: Set<Int>) {
         var readers: [Int: [Int]] = [:], producer: [Int: Int] = [:]
@@ -184,8 +193,18 @@ public final class ExecutionPlan: Sendable {
                add.activation != .tanh {
                 let other = add.a == tensor ? add.b : add.a
                 let availability = available(other, at: position, moved: moved)
-                if other != tensor, !constants.contains(other), graph.shapes[other] == shape, graph.shapes[add.output] == shape,
-                   availability.ok {
+                if step.kernel is Conv2DKernel, other != tensor, graph.shapes[add.output] == shape,
+                   let padPosition = producer[other], !moved.contains(padPosition), onlyReader(other) == next,
+                   let pad = steps[padPosition].kernel as? PadKernel, pad.appendsZeroChannels, pad.outputShape == shape,
+                   !constants.contains(pad.input), case let source = available(pad.input, at: position, moved: moved), source.ok {
+                    // The residual is widened by a PAD of zero channels: add its input to the first channels instead
+                    // (BlazeFace's 11 PADs copied 0.13 ms of activations per invoke).
+                    epilogue.addend = pad.input
+                    epilogue.addendChannels = pad.inputShape.last
+                    epilogue.clamp = add.activation
+                    (tensor, positions, extraInputs, move) = (add.output, [padPosition, next], [pad.input], source.move)
+                } else if other != tensor, !constants.contains(other), graph.shapes[other] == shape, graph.shapes[add.output] == shape,
+                          availability.ok {
                     epilogue.addend = other
                     epilogue.clamp = add.activation
                     (tensor, positions, extraInputs, move) = (add.output, [next], [other], availability.move)
@@ -226,6 +245,107 @@ public final class ExecutionPlan: Sendable {
             ordered.append(result[position])
         }
         return (ordered, absorbed)
+    }
+
+    /// TRANSPOSE → 1×1 CONV_2D → 1×1 CONV_2D → TRANSPOSE back, each the only reader of the one before and none of
+    /// the tensors between them a graph output, runs as one ``TokenMixingKernel`` in the first one's place (MLP-Mixer
+    /// token mixing: the transposes go, and the GEMMs get whole panels).
+    private static func fuseTokenMixing(_ steps: [Step], graphOutputs: Set<Int>) -> (steps: [Step], absorbed: Set<Int>) {
+        var readers: [Int: [Int]] = [:]
+        for (position, step) in steps.enumerated() {
+            for tensor in step.inputs { readers[tensor, default: []].append(position) }
+        }
+        func next(_ position: Int) -> Int? {
+            guard steps[position].outputs.count == 1, let tensor = steps[position].outputs.first, !graphOutputs.contains(tensor),
+                  let reader = readers[tensor], reader.count == 1 else { return nil }
+            return reader[0]
+        }
+        var result: [Step] = [], absorbed: Set<Int> = [], removed: Set<Int> = []
+        for (position, step) in steps.enumerated() where !removed.contains(position) {
+            guard let transpose = step.kernel as? TransposeKernel,
+                  let p1 = next(position), let expand = steps[p1].kernel as? Conv2DKernel,
+                  let p2 = next(p1), let contract = steps[p2].kernel as? Conv2DKernel,
+                  let p3 = next(p2), let back = steps[p3].kernel as? TransposeKernel,
+                  let kernel = TokenMixingKernel(transpose: transpose, expand: expand, contract: contract, back: back) else {
+                result.append(step)
+                continue
+            }
+            let name = [step, steps[p1], steps[p2], steps[p3]].map(\.name).joined(separator: "+")
+            result.append(Step(operatorIndex: step.operatorIndex, name: name, kernel: kernel, inputs: step.inputs, outputs: steps[p3].outputs))
+            removed.formUnion([p1, p2, p3])
+            absorbed.formUnion([p1, p2, p3].map { steps[$0].operatorIndex })
+        }
+        return (result, absorbed)
+    }
+
+    /// The converter's ten-operator layer normalization (see ``LayerNormalizationKernel``) runs as one kernel in
+    /// the first MEAN's place: every intermediate tensor must be read only inside the pattern and be no graph output,
+    /// ε a constant scalar, γ a constant per channel, and no operator may have a fused activation.
+    private static func fuseLayerNormalizations(_ steps: [Step], graph: GraphDescription, constants: ConstantStore,
+                                                graphOutputs: Set<Int>) -> (steps: [Step], absorbed: Set<Int>) {
+        var readers: [Int: [Int]] = [:]
+        for (position, step) in steps.enumerated() {
+            for tensor in Set(step.inputs) { readers[tensor, default: []].append(position) }
+        }
+        /// The steps reading `tensor`, when it is an intermediate one (not a graph output).
+        func consumers(_ tensor: Int) -> [Int] { graphOutputs.contains(tensor) ? [] : readers[tensor] ?? [] }
+        func binary(_ position: Int, _ operation: ElementwiseBinaryKernel.Operation) -> ElementwiseBinaryKernel? {
+            guard let kernel = steps[position].kernel as? ElementwiseBinaryKernel, kernel.operation == operation,
+                  kernel.activation == .none else { return nil }
+            return kernel
+        }
+        func unary(_ position: Int, _ function: ElementwiseUnaryKernel.Function) -> ElementwiseUnaryKernel? {
+            guard let kernel = steps[position].kernel as? ElementwiseUnaryKernel, kernel.function == function else { return nil }
+            return kernel
+        }
+        /// The other operand of a binary kernel that reads `tensor`.
+        func other(_ kernel: ElementwiseBinaryKernel, _ tensor: Int) -> Int? {
+            kernel.a == tensor ? kernel.b : kernel.b == tensor ? kernel.a : nil
+        }
+        func match(_ position: Int) -> (kernel: LayerNormalizationKernel, positions: [Int])? {
+            guard let mean = steps[position].kernel as? ReduceKernel, mean.operation == .mean,
+                  let channels = mean.inputShape.last, channels > 0, mean.contiguousReduced == channels,
+                  case let x = mean.input, !constants.contains(x), case let m = mean.output else { return nil }
+            let rows = graph.elementCount(x) / channels
+            // m → NEG (n) and SQUARED_DIFFERENCE(x, m) (d)
+            let mReaders = consumers(m)
+            guard mReaders.count == 2,
+                  let negPosition = mReaders.first(where: { unary($0, .negate) != nil }), let neg = unary(negPosition, .negate),
+                  let differencePosition = mReaders.first(where: { $0 != negPosition }),
+                  let difference = binary(differencePosition, .squaredDifference), other(difference, m) == x,
+                  // d → MEAN (v) → ADD ε (ve) → RSQRT (r) → MUL γ (g)
+                  case let dReaders = consumers(difference.output), dReaders.count == 1,
+                  let variance = steps[dReaders[0]].kernel as? ReduceKernel, variance.operation == .mean,
+                  variance.inputShape == mean.inputShape, variance.contiguousReduced == channels,
+                  case let vReaders = consumers(variance.output), vReaders.count == 1, let add = binary(vReaders[0], .add),
+                  let epsilonTensor = other(add, variance.output), let epsilon = constants.floats(epsilonTensor), epsilon.count == 1,
+                  case let eReaders = consumers(add.output), eReaders.count == 1, let rsqrt = unary(eReaders[0], .reciprocalSquareRoot),
+                  case let rReaders = consumers(rsqrt.output), rReaders.count == 1, let scaling = binary(rReaders[0], .multiply),
+                  let gammaTensor = other(scaling, rsqrt.output), let gamma = constants.floats(gammaTensor), gamma.count == channels,
+                  // g → MUL(x, g) (a) and MUL(n, g) (b) → ADD(a, b) (y)
+                  case let gReaders = consumers(scaling.output), gReaders.count == 2,
+                  let scaledPosition = gReaders.first(where: { binary($0, .multiply).flatMap { other($0, scaling.output) } == x }),
+                  let shiftPosition = gReaders.first(where: { $0 != scaledPosition }),
+                  let scaled = binary(scaledPosition, .multiply), let shift = binary(shiftPosition, .multiply),
+                  other(shift, scaling.output) == neg.output, consumers(neg.output) == [shiftPosition],
+                  case let aReaders = consumers(scaled.output), aReaders.count == 1, consumers(shift.output) == aReaders,
+                  let sum = binary(aReaders[0], .add), Set([sum.a, sum.b]) == Set([scaled.output, shift.output]),
+                  graph.shapes[sum.output] == graph.shapes[x] else { return nil }
+            let kernel = LayerNormalizationKernel(input: x, output: sum.output, rows: rows, channels: channels, epsilon: epsilon[0], scale: gamma)
+            return (kernel, [negPosition, differencePosition, dReaders[0], vReaders[0], eReaders[0], rReaders[0],
+                             scaledPosition, shiftPosition, aReaders[0]])
+        }
+        var result: [Step] = [], absorbed: Set<Int> = [], removed: Set<Int> = []
+        for (position, step) in steps.enumerated() where !removed.contains(position) {
+            guard let (kernel, positions) = match(position), positions.allSatisfy({ $0 > position && !removed.contains($0) }) else {
+                result.append(step)
+                continue
+            }
+            result.append(Step(operatorIndex: step.operatorIndex, name: "LAYER_NORM", kernel: kernel, inputs: [kernel.input], outputs: [kernel.output]))
+            removed.formUnion(positions)
+            absorbed.formUnion(positions.map { steps[$0].operatorIndex })
+        }
+        return (result, absorbed)
     }
 
     struct PadFusion {

@@ -11,6 +11,12 @@ import Synchronization
 ///
 /// One job at a time: an interpreter on another thread that finds the pool busy runs its work on its own thread
 /// instead of waiting, so concurrent interpreters never oversubscribe the cores.
+///
+/// Parts are not assigned to threads: every thread, the caller included, claims the next unclaimed part until none
+/// is left (XNNPACK's pthreadpool steals work the same way), and the caller waits only for parts that were claimed.
+/// On a shared host a worker can lose its core for a scheduler slice (milliseconds); with part i fixed to worker i
+/// the caller waited that long on every operator the worker had not yet started, where now it runs those parts
+/// itself. A worker that wakes after the job is gone sees a newer claim word and never touches the job.
 final class WorkerPool: @unchecked Sendable {
     /// Shared by all interpreters; sized to the machine (at least one worker, so that 2-thread runs split even
     /// where the process sees one core).
@@ -19,8 +25,11 @@ final class WorkerPool: @unchecked Sendable {
     let workerCount: Int
     /// Bumped once per job; a worker runs a job when it sees a generation it has not seen yet.
     private let generation = Atomic<Int>(0)
-    /// Workers that have not yet finished the current job (every worker acknowledges every job).
-    private let pending = Atomic<Int>(0)
+    /// The current job's generation (high 32 bits), part count (next 16) and next unclaimed part (low 16): claiming
+    /// a part is one compare-and-exchange that also checks the job is still the one the claimer woke for.
+    private let claims = Atomic<Int>(0)
+    /// Parts of the current job that have finished.
+    private let finished = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
     /// Held by the thread whose job is running; others find it taken and run alone.
     private let busy = Atomic<Bool>(false)
@@ -32,7 +41,6 @@ final class WorkerPool: @unchecked Sendable {
     // copy, which Swift boxes on the heap at every call (so does a generic closure left unspecialized).
     private var jobType: any PartitionedWork.Type = IdleWork.self
     private var jobContext: UnsafeRawPointer?
-    private var partCount = 0
 
     /// Spin iterations (an atomic load each, about a nanosecond) before a worker parks: some 10–20 µs, longer than
     /// the gap between two operators, shorter than the pre-processing between two models. Limits 10× and 50×
@@ -46,17 +54,17 @@ final class WorkerPool: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
         for index in 1...workers {
-            let thread = Thread { [unowned(unsafe) self] in self.work(part: index) }
+            let thread = Thread { [unowned(unsafe) self] in self.work() }
             thread.name = "engine-worker-\(index)"
             thread.start()
         }
     }
 
-    /// Runs `work.run(part)` for part in 0..<parts, part 0 on the calling thread and part i on worker i, and
+    /// Runs `work.run(part)` for part in 0..<parts on the calling thread and the workers, each part once, and
     /// returns when all are done. Runs every part on the calling thread when the pool is busy with another
-    /// interpreter's job or `parts` exceeds the workers.
+    /// interpreter's job.
     func run<Work: PartitionedWork>(parts: Int, _ work: Work) {
-        guard parts > 1, parts <= workerCount + 1,
+        guard parts > 1, parts < 1 << 16,
               busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             for part in 0..<parts { work.run(part: part) }
             return
@@ -64,27 +72,52 @@ final class WorkerPool: @unchecked Sendable {
         withUnsafePointer(to: work) { pointer in
             jobType = Work.self
             jobContext = UnsafeRawPointer(pointer)
-            partCount = parts
-            pending.store(workerCount, ordering: .relaxed)
-            generation.add(1, ordering: .sequentiallyConsistent)
+            finished.store(0, ordering: .relaxed)
+            let job = generation.load(ordering: .relaxed) &+ 1
+            // Published before the generation: a worker that sees the new generation sees this job's claim word.
+            claims.store(Self.claimWord(job: job, parts: parts, next: 0), ordering: .releasing)
+            generation.store(job, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 pthread_mutex_lock(mutex)
                 pthread_cond_broadcast(condition)
                 pthread_mutex_unlock(mutex)
             }
-            work.run(part: 0)
-            var spins = 0
-            while pending.load(ordering: .acquiring) > 0 {
-                spins += 1
-                // A worker that lost its core (a busy host) is better waited for without burning ours.
-                if spins > Self.spinLimit { sched_yield() }
+            var ran = 0
+            while let part = claim(job: job) {
+                work.run(part: part)
+                ran += 1
+            }
+            // Parts the workers claimed may still be running.
+            if ran < parts {
+                finished.add(ran, ordering: .relaxed)
+                var spins = 0
+                while finished.load(ordering: .acquiring) < parts {
+                    spins += 1
+                    // A worker that lost its core (a busy host) is better waited for without burning ours.
+                    if spins > Self.spinLimit { sched_yield() }
+                }
             }
             jobContext = nil
         }
         busy.store(false, ordering: .releasing)
     }
 
-    private func work(part: Int) {
+    /// Generations wrap at 31 bits in the claim word, which stays positive.
+    private static func claimWord(job: Int, parts: Int, next: Int) -> Int { (job & 0x7FFF_FFFF) << 32 | parts << 16 | next }
+
+    /// Claims the next part of job `job`, or nil when none is left or the pool has moved on to another job.
+    private func claim(job: Int) -> Int? {
+        var word = claims.load(ordering: .acquiring)
+        while true {
+            let parts = (word >> 16) & 0xFFFF, next = word & 0xFFFF
+            guard word >> 32 == job & 0x7FFF_FFFF, next < parts else { return nil }
+            let (exchanged, original) = claims.compareExchange(expected: word, desired: word &+ 1, ordering: .acquiringAndReleasing)
+            if exchanged { return next }
+            word = original
+        }
+    }
+
+    private func work() {
         // Workers only ever run kernels: they keep the kernels' mode (see Interpreter.invoke) for good.
         _ = floating_point_flush_denormals()
         var seen = 0
@@ -98,8 +131,12 @@ final class WorkerPool: @unchecked Sendable {
                 }
             }
             seen = generation.load(ordering: .acquiring)
-            if part < partCount, let jobContext { jobType.run(at: jobContext, part: part) }
-            pending.subtract(1, ordering: .releasing)
+            // The job's type and context are read only after a part is claimed: until that part finishes, the
+            // caller is still inside run(parts:_:) and the context lives.
+            while let claimed = claim(job: seen) {
+                jobType.run(at: jobContext!, part: claimed)
+                finished.add(1, ordering: .releasing)
+            }
         }
     }
 

@@ -37,6 +37,9 @@ struct Conv2DKernel: EpilogueFusable {
         return fused
     }
 
+    /// Elements between the addend's pixels: the output's channels, or fewer when the addend is a channel PAD's input.
+    private var addendStride: Int { epilogue?.addendChannels ?? outputChannels }
+
     var isPointwise: Bool {
         y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
     }
@@ -92,7 +95,7 @@ struct Conv2DKernel: EpilogueFusable {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * inputChannels
             let destination = memory.floats(output) + b * pixels * outputChannels
-            let addend = epilogue?.addend(in: memory, offset: b * pixels * outputChannels)
+            let addend = epilogue?.addend(in: memory, offset: b * pixels * addendStride)
             if isDirect {
                 memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination, addend: addend))
                 continue
@@ -188,7 +191,7 @@ struct Conv2DKernel: EpilogueFusable {
     private func band(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                       _ addend: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) {
         if let packed, isPointwise {
-            withTileEpilogue(addend.map { $0 + rows.lowerBound * outputChannels }) { epilogue in
+            withTileEpilogue(addend.map { $0 + rows.lowerBound * addendStride }) { epilogue in
                 packed.run(a: source + rows.lowerBound * inputChannels, lda: inputChannels, rows: 0..<rows.count,
                            c: destination + rows.lowerBound * outputChannels, ldc: outputChannels, activation: activation, epilogue: epilogue)
             }
@@ -204,7 +207,7 @@ struct Conv2DKernel: EpilogueFusable {
                 let end = min(rows.upperBound, start + chunk)
                 let chunkScratch = rowsScratch + (start - rows.lowerBound) * patchSize
                 gatherPatches(from: source, into: chunkScratch, rows: start..<end)
-                withTileEpilogue(addend.map { $0 + start * outputChannels }) { epilogue in
+                withTileEpilogue(addend.map { $0 + start * addendStride }) { epilogue in
                     packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
                                ldc: outputChannels, activation: activation, epilogue: epilogue)
                 }
@@ -234,7 +237,7 @@ struct Conv2DKernel: EpilogueFusable {
     private func finish(_ pixels: Range<Int>, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
         guard let epilogue else { return }
         let offset = pixels.lowerBound * outputChannels
-        epilogue.apply(output: destination + offset, addend: addend.map { $0 + offset }, rows: pixels.count,
+        epilogue.apply(output: destination + offset, addend: addend.map { $0 + pixels.lowerBound * addendStride }, rows: pixels.count,
                        rowStride: outputChannels, channels: 0..<outputChannels)
     }
 
@@ -243,8 +246,13 @@ struct Conv2DKernel: EpilogueFusable {
     private func withTileEpilogue(_ addend: UnsafePointer<Float>?, _ body: (PackedGEMM.Epilogue?) -> Void) {
         guard let epilogue else { return body(nil) }
         let clamp = ActivationClamp(epilogue.clamp), clamps = epilogue.clamp != .none
-        guard let alpha = epilogue.alpha else { return body(PackedGEMM.Epilogue(addend: addend, clamp: clamp, clamps: clamps, alpha: nil)) }
-        alpha.withUnsafeBufferPointer { body(PackedGEMM.Epilogue(addend: addend, clamp: clamp, clamps: clamps, alpha: $0.baseAddress)) }
+        var tile = PackedGEMM.Epilogue(addend: addend, addendStride: addendStride, addendColumns: epilogue.addendChannels ?? outputChannels,
+                                       clamp: clamp, clamps: clamps, alpha: nil)
+        guard let alpha = epilogue.alpha else { return body(tile) }
+        alpha.withUnsafeBufferPointer {
+            tile.alpha = $0.baseAddress
+            body(tile)
+        }
     }
 
     private func direct(_ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>, _ pixels: Range<Int>) {

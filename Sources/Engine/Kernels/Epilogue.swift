@@ -8,6 +8,10 @@
 struct Epilogue: Sendable {
     /// A tensor of the output's shape added element-wise (the residual input of the ADD), if any.
     var addend: Int?
+    /// When the ADD's residual is a PAD that only appends zero channels (BlazeFace widens its blocks 24 → 28 → 32 …
+    /// that way), the addend is the PAD's input, with this many channels per pixel, and the PAD never runs; nil when
+    /// the addend has the output's shape. Only ``Conv2DKernel`` takes such an epilogue.
+    var addendChannels: Int?
     /// Applied after the ADD (or to the convolution's output when there is none): the ADD's fused activation or a
     /// RELU operator's; never tanh.
     var clamp: Activation = .none
@@ -15,19 +19,25 @@ struct Epilogue: Sendable {
     var alpha: [Float]?
 
     /// Applies the epilogue to `rows` rows of `output`, `rowStride` floats apart, over channels `channels`;
-    /// `addend` points at the addend's element matching `output`'s first (nil when there is no ADD).
+    /// `addend` points at the addend's element matching `output`'s first (nil when there is no ADD), its rows
+    /// `addendChannels` apart when that is set, else `rowStride`.
     func apply(output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>?, rows: Int, rowStride: Int, channels: Range<Int>) {
         let clamp = ActivationClamp(self.clamp), clamps = self.clamp != .none
         let zero = SIMD8<Float>()
+        let addendStride = addendChannels ?? rowStride, addendEnd = addendChannels ?? channels.upperBound
         (alpha ?? []).withUnsafeBufferPointer { alpha in
             let slopes = alpha.isEmpty ? nil : alpha.baseAddress
             for r in 0..<rows {
-                let start = r &* rowStride
+                let start = r &* rowStride, addendStart = r &* addendStride
                 let out = output + start
                 var c = channels.lowerBound
                 while c &+ 8 <= channels.upperBound {
                     var v = UnsafeRawPointer(out + c).loadUnaligned(as: SIMD8<Float>.self)
-                    if let addend { v += UnsafeRawPointer(addend + (start &+ c)).loadUnaligned(as: SIMD8<Float>.self) }
+                    if let addend, c &+ 8 <= addendEnd {
+                        v += UnsafeRawPointer(addend + (addendStart &+ c)).loadUnaligned(as: SIMD8<Float>.self)
+                    } else if let addend {
+                        for lane in 0..<8 where c &+ lane < addendEnd { v[lane] += addend[addendStart &+ c &+ lane] }
+                    }
                     if clamps { v = clamp(v) }
                     if let slopes {
                         let slope = UnsafeRawPointer(slopes + c).loadUnaligned(as: SIMD8<Float>.self)
@@ -38,7 +48,7 @@ struct Epilogue: Sendable {
                 }
                 while c < channels.upperBound {
                     var v = out[c]
-                    if let addend { v += addend[start &+ c] }
+                    if let addend, c < addendEnd { v += addend[addendStart &+ c] }
                     v = self.clamp(v)
                     if let slopes, v < 0 { v *= slopes[c] }
                     out[c] = v

@@ -42,6 +42,11 @@ struct PackedGEMM: Sendable {
     struct Epilogue {
         /// The addend's element matching C's first, or nil.
         var addend: UnsafePointer<Float>?
+        /// Elements between the addend's rows (C's ldc unless the addend is narrower).
+        var addendStride: Int
+        /// Columns of C that have an addend: all of them, or the first ones when the addend is the input of a PAD
+        /// that only appended zero channels (the rest add zero).
+        var addendColumns: Int
         var clamp: ActivationClamp
         var clamps: Bool
         /// PReLU slopes for every column, padded to whole panels; or nil.
@@ -110,14 +115,24 @@ struct PackedGEMM: Sendable {
             // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds; twelve rows at a time
             // for the same twelve independent accumulators as a full tile.
             while r + 12 <= rows.upperBound {
-                halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: 12, width)
+                if width == 8 {
+                    halfTile12(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: 12) { halfTile12(a + r * lda, lda, w, b0, $0, $1, 8, activation) }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: 12, width)
                 r += 12
             }
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
-                halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                if width == 8 {
+                    halfTile6(a + r * lda, lda, w, b0, c + r * ldc + column0, ldc, width, activation, rows: count)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) {
+                        halfTile6(a + r * lda, lda, w, b0, $0, $1, 8, activation, rows: count)
+                    }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
             }
         } else {
@@ -125,9 +140,38 @@ struct PackedGEMM: Sendable {
             // stored): one row at a time was latency-bound, and 14 × 14 = 196 rows leave four per panel.
             while r < rows.upperBound {
                 let count = min(6, rows.upperBound - r)
-                tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
-                epilogue?.apply(c, r * ldc + column0, ldc, rows: count, width)
+                if width == 16 {
+                    tile6(a + r * lda, lda, w, b0, b1, c + r * ldc + column0, ldc, width, activation, rows: count)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) {
+                        tile6(a + r * lda, lda, w, b0, b1, $0, $1, 16, activation, rows: count)
+                    }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
                 r += count
+            }
+        }
+    }
+
+    /// A tile of a partial panel (channel counts that are not multiples of 8: BlazeFace's 28, 36, 42): `tile` stores
+    /// whole vectors into a scratch tile on the stack (its C and ldc), then `width` columns of each row are copied
+    /// out four at a time. The tiles' own stores went lane by lane for these, which cost such a convolution a
+    /// fifth of its time; teaching the tiles partial stores instead made their code larger and every full panel
+    /// some 3 % slower (pose detector, counted in instructions).
+    @inline(never)
+    private static func throughScratch(_ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, rows: Int,
+                                       _ tile: (UnsafeMutablePointer<Float>, Int) -> Void) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * panelWidth) { buffer in
+            let scratch = buffer.baseAddress!
+            tile(scratch, panelWidth)
+            for row in 0..<rows {
+                let from = UnsafeRawPointer(scratch + row &* panelWidth), to = c + row &* ldc
+                if width > 8 {
+                    UnsafeMutableRawPointer(to).storeBytes(of: from.loadUnaligned(as: SIMD8<Float>.self), as: SIMD8<Float>.self)
+                    storePartial(from.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self), to + 8, width &- 8)
+                } else {
+                    storePartial(from.loadUnaligned(as: SIMD8<Float>.self), to, width)
+                }
             }
         }
     }
@@ -144,7 +188,7 @@ struct PackedGEMM: Sendable {
             let column0 = panel * Self.panelWidth
             rowTile4(a + row * lda, panels + panel * depth * Self.panelWidth, bias + column0, c + row * ldc + column0, activation)
             if let output {
-                for p in 0..<4 { output.panel(column0 + p * Self.panelWidth).apply(c, row * ldc + column0 + p * Self.panelWidth, ldc, rows: 1, Self.panelWidth) }
+                for p in 0..<4 { output.panel(column0 + p * Self.panelWidth).apply(c, row: row, column: column0 + p * Self.panelWidth, ldc, rows: 1, Self.panelWidth) }
             }
             panel += 4
         }
@@ -291,6 +335,32 @@ struct PackedGEMM: Sendable {
     }
 }
 
+/// The first `count` (< 8) lanes of `v` stored at `p`: four at once where there are four, then one at a time. A
+/// partial panel (BlazeFace's 28, 36 and 42 channels) was stored lane by lane, which cost its convolutions a
+/// fifth of their time.
+@inline(__always)
+func storePartial(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, _ count: Int) {
+    var i = 0
+    if count >= 4 {
+        UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD4<Float>.self)
+        i = 4
+    }
+    while i < count { p[i] = v[i]; i &+= 1 }
+}
+
+/// The first `count` (< 8) floats at `p` in the low lanes, zeros in the others; reads nothing past them.
+@inline(__always)
+func loadPartial(_ p: UnsafePointer<Float>, _ count: Int) -> SIMD8<Float> {
+    var v = SIMD8<Float>()
+    var i = 0
+    if count >= 4 {
+        v.lowHalf = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+        i = 4
+    }
+    while i < count { v[i] = p[i]; i &+= 1 }
+    return v
+}
+
 /// The epilogue run over each tile right after the tile is stored, while its rows are in L1. (Applying it to the
 /// accumulators before the store made the tile functions too large for the optimizer to inline their vector
 /// loads; re-reading a just-written tile costs a few cycles per row.) It repeats ``Epilogue/apply(output:addend:
@@ -298,14 +368,20 @@ struct PackedGEMM: Sendable {
 /// rows as straight-line code, face landmarks runs 5 % faster than through that general row loop (4.63 vs 4.89 ms).
 private struct TileEpilogue {
     let addend: UnsafePointer<Float>?
+    let addendStride: Int
+    let addendColumns: Int
     let clamp: ActivationClamp
     let clamps: Bool
     let alpha: UnsafePointer<Float>?
     /// The current panel's 16 slopes, loaded once per panel.
     var alpha0 = SIMD8<Float>(), alpha1 = SIMD8<Float>()
+    /// How many of the current panel's columns have an addend (16 unless the addend is narrower than C).
+    var addendLanes = PackedGEMM.panelWidth
 
     init(_ epilogue: PackedGEMM.Epilogue) {
         addend = epilogue.addend
+        addendStride = epilogue.addendStride
+        addendColumns = epilogue.addendColumns
         clamp = epilogue.clamp
         clamps = epilogue.clamps
         alpha = epilogue.alpha
@@ -314,6 +390,7 @@ private struct TileEpilogue {
     /// The epilogue for the panel starting at column `column0`.
     func panel(_ column0: Int) -> TileEpilogue {
         var panel = self
+        panel.addendLanes = min(PackedGEMM.panelWidth, max(0, addendColumns - column0))
         if let alpha {
             panel.alpha0 = UnsafeRawPointer(alpha + column0).loadUnaligned(as: SIMD8<Float>.self)
             panel.alpha1 = UnsafeRawPointer(alpha + column0 + 8).loadUnaligned(as: SIMD8<Float>.self)
@@ -321,39 +398,97 @@ private struct TileEpilogue {
         return panel
     }
 
-    /// Rows `rows` of `width` (≤ 16) columns of C starting `offset` elements into C (and into the addend).
-    @inline(never)
-    func apply(_ c: UnsafeMutablePointer<Float>, _ offset: Int, _ ldc: Int, rows: Int, _ width: Int) {
+    /// Eight addend values, of which the first `lanes` exist (a narrower addend ends inside the panel: BlazeFace's
+    /// 24 → 28 channel residual); reading past them could leave the tensor.
+    @inline(__always)
+    private static func addend(_ add: UnsafeRawPointer, lanes: Int) -> SIMD8<Float> {
+        lanes >= 8 ? add.loadUnaligned(as: SIMD8<Float>.self) : loadPartial(add.assumingMemoryBound(to: Float.self), max(0, lanes))
+    }
+
+    /// ``apply(_:row:column:_:rows:_:)`` where the addend, if any, covers every column of the panel.
+    @inline(__always)
+    private func applyWhole(_ c: UnsafeMutablePointer<Float>, row first: Int, column: Int, _ ldc: Int, rows: Int, _ width: Int) {
+        // The three combinations the models use get loops of their own, with the tests on what the epilogue does
+        // hoisted out (BlazeFace's ADD + RELU after 1×1 convolutions of 24–96 channels: its epilogue took 21
+        // instructions per vector, as many as a third of the GEMM's own).
+        switch (addend != nil, clamps, alpha != nil) {
+        case (true, true, false): applyWhole(c, first, column, ldc, rows, width, adds: true, clamps: true, prelu: false)
+        case (false, false, true): applyWhole(c, first, column, ldc, rows, width, adds: false, clamps: false, prelu: true)
+        case (true, false, true): applyWhole(c, first, column, ldc, rows, width, adds: true, clamps: false, prelu: true)
+        case let (adds, clamps, prelu): applyWhole(c, first, column, ldc, rows, width, adds: adds, clamps: clamps, prelu: prelu)
+        }
+    }
+
+    @inline(__always)
+    private func applyWhole(_ c: UnsafeMutablePointer<Float>, _ first: Int, _ column: Int, _ ldc: Int, _ rows: Int, _ width: Int,
+                            adds: Bool, clamps: Bool, prelu: Bool) {
         let zero = SIMD8<Float>()
-        for row in 0..<rows {
-            let start = offset &+ row &* ldc
+        let addend = adds ? addend : nil
+        for row in first..<first &+ rows {
+            let start = row &* ldc &+ column
             let out = UnsafeMutableRawPointer(c + start)
-            let add = addend.map { UnsafeRawPointer($0 + start) }
+            let add = addend.map { UnsafeRawPointer($0 + (row &* addendStride &+ column)) }
             if width >= 8 {
                 var v = out.loadUnaligned(as: SIMD8<Float>.self)
-                if let add { v += add.loadUnaligned(as: SIMD8<Float>.self) }
+                if adds, let add { v += add.loadUnaligned(as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if prelu { v = v.replacing(with: v * alpha0, where: v .< zero) }
+                out.storeBytes(of: v, as: SIMD8<Float>.self)
+            }
+            if width == 16 {
+                var v = out.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                if adds, let add { v += add.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) }
+                if clamps { v = clamp(v) }
+                if prelu { v = v.replacing(with: v * alpha1, where: v .< zero) }
+                out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
+            }
+            if width != 8 && width != 16 { partialTail(c, start, add, width: width, lanes: width) }
+        }
+    }
+
+    /// The last 1–7 values of a row of a partial panel (channel counts that are not multiples of 8), as one vector
+    /// padded with zeros, loaded and stored without touching what lies past them; `lanes` of the row's values have
+    /// an addend.
+    @inline(never)
+    private func partialTail(_ c: UnsafeMutablePointer<Float>, _ start: Int, _ add: UnsafeRawPointer?, width: Int, lanes: Int) {
+        let first = width > 8 ? 8 : 0, count = width &- first
+        let values = c + (start &+ first)
+        var v = loadPartial(values, count)
+        if let add { v += Self.addend(add + 4 &* first, lanes: min(lanes &- first, count)) }
+        if clamps { v = clamp(v) }
+        if alpha != nil { v = v.replacing(with: v * (first == 0 ? alpha0 : alpha1), where: v .< SIMD8<Float>()) }
+        storePartial(v, values, count)
+    }
+
+    /// Rows `row ..< row + rows` of `width` (≤ 16) columns of C from column `column`.
+    @inline(never)
+    func apply(_ c: UnsafeMutablePointer<Float>, row first: Int, column: Int, _ ldc: Int, rows: Int, _ width: Int) {
+        let zero = SIMD8<Float>()
+        let lanes = min(addendLanes, width)
+        if lanes == width || addend == nil {
+            // The usual case, as before narrow addends: the same straight-line rows.
+            applyWhole(c, row: first, column: column, ldc, rows: rows, width)
+            return
+        }
+        for row in first..<first &+ rows {
+            let start = row &* ldc &+ column
+            let out = UnsafeMutableRawPointer(c + start)
+            let add = lanes == 0 ? nil : addend.map { UnsafeRawPointer($0 + (row &* addendStride &+ column)) }
+            if width >= 8 {
+                var v = out.loadUnaligned(as: SIMD8<Float>.self)
+                if let add { v += Self.addend(add, lanes: lanes) }
                 if clamps { v = clamp(v) }
                 if alpha != nil { v = v.replacing(with: v * alpha0, where: v .< zero) }
                 out.storeBytes(of: v, as: SIMD8<Float>.self)
             }
             if width == 16 {
                 var v = out.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                if let add { v += add.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self) }
+                if let add { v += Self.addend(add + 32, lanes: lanes &- 8) }
                 if clamps { v = clamp(v) }
                 if alpha != nil { v = v.replacing(with: v * alpha1, where: v .< zero) }
                 out.storeBytes(of: v, toByteOffset: 32, as: SIMD8<Float>.self)
             }
-            if width != 8 && width != 16 {
-                // A partial panel (channel counts that are not multiples of 8): one value at a time.
-                let values = c + start
-                for i in (width > 8 ? 8 : 0)..<width {
-                    var v = values[i]
-                    if let add { v += add.load(fromByteOffset: 4 &* i, as: Float.self) }
-                    if clamps { v = clamp(SIMD8(repeating: v))[0] }
-                    if alpha != nil, v < 0 { v *= (i < 8 ? alpha0[i] : alpha1[i - 8]) }
-                    values[i] = v
-                }
-            }
+            if width != 8 && width != 16 { partialTail(c, start, add, width: width, lanes: lanes) }
         }
     }
 }

@@ -30,6 +30,12 @@ struct PadKernel: Kernel {
         try context.expect(outputShape, forOutput: 0)
     }
 
+    /// Whether the PAD only appends zeros after the last dimension's values (a channel widening of NHWC).
+    var appendsZeroChannels: Bool {
+        value == 0 && !inputShape.isEmpty && before.allSatisfy { $0 == 0 }
+            && inputShape.dropLast() == outputShape.dropLast() && inputShape.last! > 0
+    }
+
     func run(_ memory: TensorMemory) {
         let source = memory.floats(input), destination = memory.floats(output)
         destination.update(repeating: value, count: outputShape.reduce(1, *))
