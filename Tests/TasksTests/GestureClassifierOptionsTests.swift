@@ -158,3 +158,14 @@ final class GestureClassifierOptionsTests: XCTestCase {
         XCTAssertEqual(customSeen, ["None", "fist", "thumb", "open"], "every custom label comes out")
     }
 }
+
+/// The custom classifier's own score threshold (0.5 in the metadata MediaPipe's metadata writer put into the fixture,
+/// as Model Maker does) applies when the options set none; the canned classifier has none.
+final class GestureClassifierMetadataTests: XCTestCase {
+    func testMetadataThresholdsAreRead() throws {
+        let path = try GestureClassifierOptionsTests.customBundle()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let classifier = try GestureClassifierProbe.thresholds(bundlePath: path)
+        XCTAssertEqual(classifier, [0.5, nil])
+    }
+}

@@ -19,6 +19,9 @@ final class GestureClassifier {
         let runner: TensorRunner
         let labels: [String]
         let options: ClassifierOptions
+        /// The score threshold in the model's metadata (Model Maker writes 0.5 into custom classifiers), used when
+        /// the options set none, as MediaPipe's classification post-processing does.
+        let metadataThreshold: Float?
     }
 
     init(bundle: TaskBundle, canned: ClassifierOptions, custom: ClassifierOptions, threads: Int?) throws(VisionTaskError) {
@@ -53,7 +56,8 @@ final class GestureClassifier {
         guard runner.interpreter.inputs.first?.elementCount == 128, runner.interpreter.outputs.first?.elementCount == labels.count else {
             throw .wrongModel("\(member) does not score a 128-value embedding into its \(labels.count) labels")
         }
-        return Head(runner: runner, labels: labels, options: options)
+        return Head(runner: runner, labels: labels, options: options,
+                    metadataThreshold: runner.metadata?.subgraphs.first?.outputTensors.first?.scoreThreshold)
     }
 
     /// The gesture of one hand: one category (index −1, as MediaPipe reports gestures), or none when the options
@@ -74,7 +78,7 @@ final class GestureClassifier {
             head.runner.invoke()
             let scores = try head.runner.output(0)
             let categories = scores.enumerated().map { Category(index: $0.offset, score: $0.element, categoryName: head.labels[$0.offset]) }
-            let kept = head.options.filter(categories.sorted { $0.score > $1.score })
+            let kept = head.options.filter(categories.sorted { $0.score > $1.score }, defaultThreshold: head.metadataThreshold)
             guard !kept.isEmpty else { continue }
             // GetMaxScoringClassification: the first strictly above a start of 0 (an empty label if none is).
             var best = Category(index: -1, score: 0, categoryName: "")
