@@ -110,14 +110,8 @@ def read_image(path):
 
 
 def clip_frames(path):
-    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height", "-of", "csv=p=0", path],
-                           check=True, capture_output=True, text=True).stdout.strip().split(",")
-    width, height = int(probe[0]), int(probe[1])
-    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                         check=True, capture_output=True).stdout
-    frames = np.frombuffer(raw, dtype=np.uint8).reshape(-1, height, width, 3)
-    return [np.ascontiguousarray(f) for f in frames]
+    import clip_frames as shared_clip
+    return [np.ascontiguousarray(f) for f in shared_clip.decode(path)[0]]
 
 
 def recognizer(model_path, custom_options=None):
@@ -538,7 +532,7 @@ def main():
         f.write("\n")
     with open(os.path.join(tmp, "metadata.json"), "w") as f:
         f.write(metadata_json)
-    print(f"wrote {tflite_path}, custom_gesture_labels.txt, custom_gesture_reference.json; bundle and metadata.json "
+    print(f"wrote {tflite_path}, custom_gesture_reference.json; bundle and metadata.json "
           f"left in {tmp}", file=sys.stderr)
 
 

@@ -14,13 +14,14 @@ scores, and whether the top gesture's name differs; frames where the hand counts
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import mediapipe as mp
 from mediapipe.tasks import python as mpt
 from mediapipe.tasks.python import vision
+
+import clip_frames
 
 NUDGES = [(360, 640), (100, 100), (600, 1200), (200, 900), (50, 50), (700, 20), (10, 1270), (400, 300),
           (500, 1000), (250, 640), (650, 700), (120, 400)]  # (row, column)
@@ -30,14 +31,7 @@ def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared")
     clip = os.path.join(shared, "videos", "hand_gesture_fist_thumbsup.mp4")
     model = os.path.join(shared, "models", "gesture_recognizer.task")
-    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height,r_frame_rate", "-of", "json", clip], capture_output=True, check=True)
-    stream = json.loads(probe.stdout)["streams"][0]
-    width, height = stream["width"], stream["height"]
-    num, den = map(int, stream["r_frame_rate"].split("/"))
-    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", clip, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                         capture_output=True, check=True).stdout
-    frames = np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)
+    frames, fps = clip_frames.decode(clip)
 
     def run(nudge):
         recognizer = vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(
@@ -48,7 +42,7 @@ def main():
                 frame = frame.copy()
                 frame[nudge[0], nudge[1], 0] ^= 1
             out.append(recognizer.recognize_for_video(mp.Image(image_format=mp.ImageFormat.SRGB, data=frame),
-                                                      round(i * 1000 * den / num)))
+                                                      round(i * 1000 / fps)))
         recognizer.close()
         return out
 

@@ -12,8 +12,6 @@ FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no sc
                  (face: one as soon as the last result is out, see below) for that long, waits for the last result,
                  and prints `submitted delivered seconds` (to the last result).
 numPoses / numFaces 1 and every other option at MediaPipe's defaults, as the bench runs ours."""
-import json
-import subprocess
 import sys
 import threading
 import time
@@ -23,20 +21,16 @@ import mediapipe as mp
 from mediapipe.tasks import python as mpt
 from mediapipe.tasks.python import vision
 
+import clip_frames
+
 
 def frames_of(mode, source, count):
     if mode == "image":
         image = mp.Image.create_from_file(source)
         rgb = image.numpy_view()[:, :, :3].copy()
         return [rgb] * count, 30.0
-    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height,r_frame_rate", "-of", "json", source], capture_output=True, check=True)
-    stream = json.loads(probe.stdout)["streams"][0]
-    width, height = stream["width"], stream["height"]
-    num, den = map(int, stream["r_frame_rate"].split("/"))
-    raw = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", source, "-frames:v", str(count), "-f", "rawvideo",
-                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
-    return list(np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)), num / den
+    frames, fps = clip_frames.decode(source, count)
+    return list(frames), fps
 
 
 def main():

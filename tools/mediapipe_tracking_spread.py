@@ -14,13 +14,14 @@ run and the unmodified one, on the clip's first 90 frames (the frames of pose_vi
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import mediapipe as mp
 from mediapipe.tasks import python as mpt
 from mediapipe.tasks.python import vision
+
+import clip_frames
 
 FRAMES = 90
 NUDGES = [(360, 640), (100, 100), (600, 1200), (200, 900)]  # (row, column)
@@ -30,14 +31,7 @@ def main():
     shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "shared")
     clip = os.path.join(shared, "videos", "full_body_juggle.mp4")
     model = os.path.join(shared, "models", "pose_landmarker_lite.task")
-    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height,r_frame_rate", "-of", "json", clip], capture_output=True, check=True)
-    stream = json.loads(probe.stdout)["streams"][0]
-    width, height = stream["width"], stream["height"]
-    num, den = map(int, stream["r_frame_rate"].split("/"))
-    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", clip, "-frames:v", str(FRAMES), "-f", "rawvideo",
-                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
-    frames = np.frombuffer(raw, np.uint8).reshape(-1, height, width, 3)
+    frames, fps = clip_frames.decode(clip, FRAMES)
 
     def run(nudge):
         landmarker = vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
@@ -48,7 +42,7 @@ def main():
                 frame = frame.copy()
                 frame[nudge[0], nudge[1], 0] ^= 1
             result = landmarker.detect_for_video(mp.Image(image_format=mp.ImageFormat.SRGB, data=frame),
-                                                 round(i * 1000 * den / num))
+                                                 round(i * 1000 / fps))
             out.append((result.pose_landmarks[0], result.pose_world_landmarks[0]))
         landmarker.close()
         return out
