@@ -91,13 +91,13 @@ final class FacePipeline: TaskPipeline {
             for face in faces {
                 let points = face.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
                 // MediaPipe leaves out the matrix of a face collapsed to a point (the list is then shorter), and fails
-                // the frame when a fit degenerates otherwise.
-                if geometry.skips(points) { continue }
-                guard let values = geometry.facialTransformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height),
-                      let matrix = TransformMatrix(rows: 4, columns: 4, data: values) else {
+                // the frame when a fit degenerates otherwise. (The compactness check runs again only on failure.)
+                if let values = geometry.facialTransformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height),
+                   let matrix = TransformMatrix(rows: 4, columns: 4, data: values) {
+                    matrixes.append(matrix)
+                } else if !geometry.skips(points) {
                     throw .processingFailed("the facial transformation fit degenerated on this frame's landmarks")
                 }
-                matrixes.append(matrix)
             }
         }
         return FaceLandmarkerResult(faceLandmarks: faces.map(\.landmarks), faceBlendshapes: scores,
