@@ -10,6 +10,9 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidGraph(operatorIndex: Int?, reason: String)
     /// The model has no subgraph, or a tensor with a dynamic shape we cannot plan.
     case unsupportedModel(reason: String)
+    /// A quantized tensor's scales or zero points cannot be right: a scale that is zero, negative or not finite, a
+    /// zero point outside its type, per-channel parameters that do not fit the axis they name.
+    case invalidQuantization(tensor: String, reason: String)
     /// A caller handed an input of the wrong size or type, or an index that does not exist.
     case invalidArgument(String)
 
@@ -20,6 +23,7 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidGraph(index, reason):
             return index.map { "invalid graph at operator \($0): \(reason)" } ?? "invalid graph: \(reason)"
         case let .unsupportedModel(reason): return "unsupported model: \(reason)"
+        case let .invalidQuantization(tensor, reason): return "invalid quantization of tensor '\(tensor)': \(reason)"
         case let .invalidArgument(reason): return "invalid argument: \(reason)"
         }
     }

@@ -49,6 +49,7 @@ public final class ExecutionPlan: Sendable {
             graph.quantization.append(tensor.quantization)
             graph.sparsity.append(tensor.sparsity)
         }
+        try QuantizationValidation.check(graph)
         let constants = ConstantStore()
         for (index, tensor) in subgraph.tensors.enumerated() {
             let data = model.data(of: tensor)
@@ -80,6 +81,12 @@ public final class ExecutionPlan: Sendable {
                                           graph: graph, constants: constants, inputPadding: fusion.padding)
             }
             let kernel = try KernelRegistry.make(context, code: code)
+            for (tensor, shape) in kernel.outputShapes {
+                guard graph.shapes[tensor].isEmpty || graph.shapes[tensor] == shape else {
+                    throw .invalidGraph(operatorIndex: index, reason: "output '\(graph.names[tensor])' is \(graph.shapes[tensor]), the operator makes \(shape)")
+                }
+                graph.shapes[tensor] = shape
+            }
             let present = context.inputs.filter { $0 >= 0 }
             if !present.isEmpty, present.allSatisfy(constants.contains) {
                 try Self.fold(kernel, context: context, constants: constants)

@@ -1,59 +1,115 @@
 import VisionTasksModelFormat
 
-/// Maps an operator to its prepared kernel; the one place that knows which operators we run.
+/// Maps an operator to its prepared kernel by its code and its tensors' types; the one place that knows which
+/// operators we run. Float kernels and quantized ones (uint8/int8, in `Kernels/Quantized`) sit side by side: an
+/// operator whose input 0 is uint8 or int8 takes the quantized kernel, anything else the float one, which names
+/// the type it cannot take.
 enum KernelRegistry {
+    typealias Factory = @Sendable (OperatorContext) throws(EngineError) -> any Kernel
+
+    /// Custom operators by their custom code.
+    static let customOperators: [String: Factory] = [
+        "Convolution2DTransposeBias": { context throws(EngineError) in try TransposeConvolutionBiasKernel(context) },
+        "TFLite_Detection_PostProcess": { context throws(EngineError) in try DetectionPostProcessKernel(context) },
+    ]
+
     static func make(_ context: OperatorContext, code: OperatorCode) throws(EngineError) -> any Kernel {
         if code.builtin == .custom {
-            switch code.customCode {
-            case "Convolution2DTransposeBias": return try TransposeConvolutionBiasKernel(context)
-            default: throw context.unsupported("custom operator '\(code.customCode ?? "")' is not implemented")
+            guard let factory = customOperators[code.customCode ?? ""] else {
+                throw context.unsupported("custom operator '\(code.customCode ?? "")' is not implemented")
             }
+            return try factory(context)
         }
-        switch code.builtin.name {
-        case "CONV_2D": return try Conv2DKernel(context)
-        case "DEPTHWISE_CONV_2D": return try DepthwiseConv2DKernel(context)
-        case "FULLY_CONNECTED": return try FullyConnectedKernel(context)
-        case "ADD": return try ElementwiseBinaryKernel(context, operation: .add)
-        case "SUB": return try ElementwiseBinaryKernel(context, operation: .subtract)
-        case "MUL": return try ElementwiseBinaryKernel(context, operation: .multiply)
-        case "DIV": return try ElementwiseBinaryKernel(context, operation: .divide)
-        case "MAXIMUM": return try ElementwiseBinaryKernel(context, operation: .maximum)
-        case "MINIMUM": return try ElementwiseBinaryKernel(context, operation: .minimum)
-        case "SQUARED_DIFFERENCE": return try ElementwiseBinaryKernel(context, operation: .squaredDifference)
-        case "POW": return try ElementwiseBinaryKernel(context, operation: .power)
-        case "PRELU": return try ElementwiseBinaryKernel(context, operation: .preluAlpha)
-        case "RELU": return try ElementwiseUnaryKernel(context, function: .relu)
-        case "RELU6": return try ElementwiseUnaryKernel(context, function: .relu6)
-        case "RELU_N1_TO_1": return try ElementwiseUnaryKernel(context, function: .reluMinus1To1)
-        case "LOGISTIC": return try ElementwiseUnaryKernel(context, function: .logistic)
-        case "TANH": return try ElementwiseUnaryKernel(context, function: .tanh)
-        case "HARD_SWISH": return try ElementwiseUnaryKernel(context, function: .hardSwish)
-        case "NEG": return try ElementwiseUnaryKernel(context, function: .negate)
-        case "ABS": return try ElementwiseUnaryKernel(context, function: .absolute)
-        case "SQRT": return try ElementwiseUnaryKernel(context, function: .squareRoot)
-        case "RSQRT": return try ElementwiseUnaryKernel(context, function: .reciprocalSquareRoot)
-        case "EXP": return try ElementwiseUnaryKernel(context, function: .exponential)
-        case "LOG": return try ElementwiseUnaryKernel(context, function: .logarithm)
-        case "SQUARE": return try ElementwiseUnaryKernel(context, function: .square)
-        case "MAX_POOL_2D": return try Pooling2DKernel(context, mode: .maximum)
-        case "AVERAGE_POOL_2D": return try Pooling2DKernel(context, mode: .average)
-        case "PAD", "PADV2": return try PadKernel(context)
-        case "RESHAPE", "SQUEEZE", "EXPAND_DIMS": return try CopyKernel(context)
-        case "CONCATENATION": return try ConcatenationKernel(context)
-        case "RESIZE_BILINEAR": return try ResizeBilinearKernel(context)
-        case "DEPTH_TO_SPACE": return try DepthToSpaceKernel(context)
-        case "MEAN": return try ReduceKernel(context, operation: .mean)
-        case "SUM": return try ReduceKernel(context, operation: .sum)
-        case "REDUCE_MAX": return try ReduceKernel(context, operation: .maximum)
-        case "REDUCE_MIN": return try ReduceKernel(context, operation: .minimum)
-        case "REDUCE_PROD": return try ReduceKernel(context, operation: .product)
-        case "SOFTMAX": return try SoftmaxKernel(context)
-        case "GATHER": return try GatherKernel(context)
-        case "UNPACK": return try UnpackKernel(context)
-        case "STRIDED_SLICE": return try StridedSliceKernel(context)
-        case "TRANSPOSE": return try TransposeKernel(context)
-        case "DEQUANTIZE": return try DequantizeKernel(context)
-        case "DENSIFY": return try DensifyKernel(context)
+        if context.isQuantized || code.builtin == .quantize {
+            return try quantized(context, code.builtin)
+        }
+        return try float(context, code.builtin)
+    }
+
+    /// Kernels for uint8 and int8 tensors, specialised per element type.
+    private static func quantized(_ context: OperatorContext, _ op: BuiltinOperator) throws(EngineError) -> any Kernel {
+        let signed = context.isQuantized ? context.type(try context.input(0)) == .int8 : false
+        func typed(_ unsigned: (OperatorContext) throws(EngineError) -> any Kernel,
+                   _ signedKernel: (OperatorContext) throws(EngineError) -> any Kernel) throws(EngineError) -> any Kernel {
+            signed ? try signedKernel(context) : try unsigned(context)
+        }
+        switch op {
+        case .conv2D: return try typed(QuantizedConv2DKernel<UInt8>.init, QuantizedConv2DKernel<Int8>.init)
+        case .depthwiseConv2D: return try typed(QuantizedDepthwiseConv2DKernel<UInt8>.init, QuantizedDepthwiseConv2DKernel<Int8>.init)
+        case .fullyConnected: return try typed(QuantizedFullyConnectedKernel<UInt8>.init, QuantizedFullyConnectedKernel<Int8>.init)
+        case .add: return try typed({ c throws(EngineError) in try QuantizedAddKernel<UInt8>(c, operation: .add) },
+                                    { c throws(EngineError) in try QuantizedAddKernel<Int8>(c, operation: .add) })
+        case .sub: return try typed({ c throws(EngineError) in try QuantizedAddKernel<UInt8>(c, operation: .subtract) },
+                                    { c throws(EngineError) in try QuantizedAddKernel<Int8>(c, operation: .subtract) })
+        case .mul: return try typed(QuantizedMultiplyKernel<UInt8>.init, QuantizedMultiplyKernel<Int8>.init)
+        case .averagePool2D: return try typed(QuantizedAveragePoolKernel<UInt8>.init, QuantizedAveragePoolKernel<Int8>.init)
+        case .maxPool2D: return try typed(QuantizedMaxPoolKernel<UInt8>.init, QuantizedMaxPoolKernel<Int8>.init)
+        case .mean: return try typed(QuantizedMeanKernel<UInt8>.init, QuantizedMeanKernel<Int8>.init)
+        case .softmax: return try typed(QuantizedSoftmaxKernel<UInt8>.init, QuantizedSoftmaxKernel<Int8>.init)
+        case .logistic: return try QuantizedLookupKernel(context, function: .logistic)
+        case .concatenation: return try ConcatenationKernel(context)
+        case .pad, .padV2: return try PadKernel(context)
+        case .resizeBilinear: return try typed(QuantizedResizeBilinearKernel<UInt8>.init, QuantizedResizeBilinearKernel<Int8>.init)
+        case .quantize: return try QuantizeKernel(context)
+        case .dequantize: return try DequantizeKernel(context)
+        // Operators that only move elements take any element type; TFLite requires their input's quantization on
+        // the output.
+        case .reshape, .squeeze, .expandDims: return try CopyKernel(context)
+        case .gather: return try GatherKernel(context)
+        case .unpack: return try UnpackKernel(context)
+        case .stridedSlice: return try StridedSliceKernel(context)
+        case .transpose: return try TransposeKernel(context)
+        default:
+            throw context.unsupported("no kernel for \(context.type(try context.input(0)).name) tensors")
+        }
+    }
+
+    private static func float(_ context: OperatorContext, _ op: BuiltinOperator) throws(EngineError) -> any Kernel {
+        switch op {
+        case .conv2D: return try Conv2DKernel(context)
+        case .depthwiseConv2D: return try DepthwiseConv2DKernel(context)
+        case .fullyConnected: return try FullyConnectedKernel(context)
+        case .add: return try ElementwiseBinaryKernel(context, operation: .add)
+        case .sub: return try ElementwiseBinaryKernel(context, operation: .subtract)
+        case .mul: return try ElementwiseBinaryKernel(context, operation: .multiply)
+        case .div: return try ElementwiseBinaryKernel(context, operation: .divide)
+        case .maximum: return try ElementwiseBinaryKernel(context, operation: .maximum)
+        case .minimum: return try ElementwiseBinaryKernel(context, operation: .minimum)
+        case .squaredDifference: return try ElementwiseBinaryKernel(context, operation: .squaredDifference)
+        case .pow: return try ElementwiseBinaryKernel(context, operation: .power)
+        case .prelu: return try ElementwiseBinaryKernel(context, operation: .preluAlpha)
+        case .relu: return try ElementwiseUnaryKernel(context, function: .relu)
+        case .relu6: return try ElementwiseUnaryKernel(context, function: .relu6)
+        case .reluN1To1: return try ElementwiseUnaryKernel(context, function: .reluMinus1To1)
+        case .logistic: return try ElementwiseUnaryKernel(context, function: .logistic)
+        case .tanh: return try ElementwiseUnaryKernel(context, function: .tanh)
+        case .hardSwish: return try ElementwiseUnaryKernel(context, function: .hardSwish)
+        case .neg: return try ElementwiseUnaryKernel(context, function: .negate)
+        case .abs: return try ElementwiseUnaryKernel(context, function: .absolute)
+        case .sqrt: return try ElementwiseUnaryKernel(context, function: .squareRoot)
+        case .rsqrt: return try ElementwiseUnaryKernel(context, function: .reciprocalSquareRoot)
+        case .exp: return try ElementwiseUnaryKernel(context, function: .exponential)
+        case .log: return try ElementwiseUnaryKernel(context, function: .logarithm)
+        case .square: return try ElementwiseUnaryKernel(context, function: .square)
+        case .maxPool2D: return try Pooling2DKernel(context, mode: .maximum)
+        case .averagePool2D: return try Pooling2DKernel(context, mode: .average)
+        case .pad, .padV2: return try PadKernel(context)
+        case .reshape, .squeeze, .expandDims: return try CopyKernel(context)
+        case .concatenation: return try ConcatenationKernel(context)
+        case .resizeBilinear: return try ResizeBilinearKernel(context)
+        case .depthToSpace: return try DepthToSpaceKernel(context)
+        case .mean: return try ReduceKernel(context, operation: .mean)
+        case .sum: return try ReduceKernel(context, operation: .sum)
+        case .reduceMax: return try ReduceKernel(context, operation: .maximum)
+        case .reduceMin: return try ReduceKernel(context, operation: .minimum)
+        case .reduceProd: return try ReduceKernel(context, operation: .product)
+        case .softmax: return try SoftmaxKernel(context)
+        case .gather: return try GatherKernel(context)
+        case .unpack: return try UnpackKernel(context)
+        case .stridedSlice: return try StridedSliceKernel(context)
+        case .transpose: return try TransposeKernel(context)
+        case .dequantize: return try DequantizeKernel(context)
+        case .densify: return try DensifyKernel(context)
         default: throw context.unsupported("not implemented")
         }
     }

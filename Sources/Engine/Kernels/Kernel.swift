@@ -22,11 +22,15 @@ struct TensorMemory {
 protocol Kernel: Sendable {
     /// Bytes of scratch space the kernel needs while it runs (e.g. an im2col buffer).
     var scratchBytes: Int { get }
+    /// Shapes the kernel gives outputs that the model leaves without one (a custom operator's outputs, sized by its
+    /// options: TFLite_Detection_PostProcess), by tensor index.
+    var outputShapes: [Int: [Int]] { get }
     func run(_ memory: TensorMemory)
 }
 
 extension Kernel {
     var scratchBytes: Int { 0 }
+    var outputShapes: [Int: [Int]] { [:] }
 }
 
 /// The fused activation applied after an operator's arithmetic.
