@@ -1,7 +1,13 @@
 import VisionTasksModelFormat
 
-/// CONCATENATION along one axis (negative axes count from the end).
+/// CONCATENATION along one axis (negative axes count from the end), of any element type. Quantized inputs whose
+/// scale or zero point differ from the output's are requantized as LiteRT's builtin kernel does it (XNNPACK does not
+/// take such a concatenation): value × (input scale / output scale) − zero point × that, in float, rounded half away
+/// from zero, plus the output zero point, saturated.
 struct ConcatenationKernel: Kernel {
+    /// Per input: nil to copy, or the float scale and offset that map its stored values to the output's.
+    let rescaling: [(scale: Float, offset: Float)?]
+    let outputQuantization: Quantization?
     let inputs: [Int]
     let output: Int
     /// Per input, the contiguous chunk it contributes per outer index (its axis size × inner size).
@@ -37,6 +43,24 @@ struct ConcatenationKernel: Kernel {
         elementBytes = context.type(output).byteSize ?? 4
         activation = try Activation(fused, operatorIndex: context.index, name: context.name)
         if activation != .none { try context.requireFloat([output]) }
+        if context.type(output).isQuantizedInteger {
+            let out = try context.quantization(output)
+            outputQuantization = out
+            var rescaling: [(scale: Float, offset: Float)?] = []
+            for tensor in inputs {
+                let q = try context.quantization(tensor)
+                if q == out {
+                    rescaling.append(nil)
+                } else {
+                    let scale = q.scale * (1 / out.scale)
+                    rescaling.append((scale, -Float(q.zeroPoint) * scale))
+                }
+            }
+            self.rescaling = rescaling
+        } else {
+            outputQuantization = nil
+            rescaling = Array(repeating: nil, count: inputs.count)
+        }
     }
 
     func run(_ memory: TensorMemory) {
@@ -50,7 +74,29 @@ struct ConcatenationKernel: Kernel {
             }
             column += chunk * elementBytes
         }
+        for (index, tensor) in inputs.enumerated() {
+            guard let rescale = rescaling[index], let out = outputQuantization else { continue }
+            let start = chunks[..<index].reduce(0, +)
+            if out.range.lowerBound < 0 {
+                requantize(memory.raw(tensor).assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self) + start,
+                           chunk: chunks[index], rowLength: rowBytes, rescale, out)
+            } else {
+                requantize(memory.raw(tensor).assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self) + start,
+                           chunk: chunks[index], rowLength: rowBytes, rescale, out)
+            }
+        }
         if activation != .none { activation.apply(memory.floats(output), count: outer * rowBytes / 4) }
+    }
+
+    private func requantize<Element: QuantizedElement>(_ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
+                                                       chunk: Int, rowLength: Int, _ rescale: (scale: Float, offset: Float),
+                                                       _ out: Quantization) {
+        for o in 0..<outer {
+            for j in 0..<chunk {
+                let value = Int32((Float(source[o * chunk + j]) * rescale.scale + rescale.offset).rounded()) + out.zeroPoint
+                destination[o * rowLength + j] = Element(truncatingIfNeeded: min(max(value, out.range.lowerBound), out.range.upperBound))
+            }
+        }
     }
 }
 

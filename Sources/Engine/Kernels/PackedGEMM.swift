@@ -10,7 +10,7 @@ import VisionTasksEngineSIMD
 /// Small convolutions (the mobile models' 1×1 layers with 8–600 channels) run several times faster this way than
 /// through a general sgemm, whose packing and blocking only pay off on large matrices.
 struct PackedGEMM: Sendable {
-    static let panelWidth = 16
+    static let panelWidth = WeightPanels.width
     /// Panels of `depth` rows × 16 columns, zero-padded past `columns`.
     let panels: [Float]
     /// Bias padded to whole panels.
@@ -24,14 +24,7 @@ struct PackedGEMM: Sendable {
         self.depth = depth
         self.columns = columns
         let panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
-        var panels = [Float](repeating: 0, count: panelCount * depth * Self.panelWidth)
-        for column in 0..<columns {
-            let panel = column / Self.panelWidth, lane = column % Self.panelWidth
-            for k in 0..<depth {
-                panels[(panel * depth + k) * Self.panelWidth + lane] = weights[column * depth + k]
-            }
-        }
-        self.panels = panels
+        panels = WeightPanels.pack(columns: columns, depth: depth, group: 1, zero: 0) { weights[$0 * depth + $1] }
         var padded = [Float](repeating: 0, count: panelCount * Self.panelWidth)
         for i in 0..<min(columns, bias.count) { padded[i] = bias[i] }
         self.bias = padded

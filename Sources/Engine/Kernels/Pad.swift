@@ -1,6 +1,8 @@
 import VisionTasksModelFormat
 
-/// PAD and PADV2: constant padding (zero, or PADV2's scalar) given as a constant [rank, 2] tensor.
+/// PAD and PADV2: constant padding (zero, or PADV2's scalar) given as a constant [rank, 2] tensor. On float32
+/// tensors and on uint8/int8 ones, where "zero" is the zero point (TFLite keeps the input's quantization on the
+/// output) and PADV2's value is stored already quantized.
 struct PadKernel: Kernel {
     let input: Int
     let output: Int
@@ -8,13 +10,32 @@ struct PadKernel: Kernel {
     let outputShape: [Int]
     let before: [Int]
     let value: Float
+    /// Bytes per element (4 for float32, 1 for uint8/int8) and the byte a quantized pad writes.
+    let elementBytes: Int
+    let quantizedFill: UInt8
     /// Element strides of the output.
     let outputStrides: [Int]
 
     init(_ context: OperatorContext) throws(EngineError) {
         input = try context.input(0)
         output = try context.output(0)
-        try context.requireFloat([input, output])
+        if context.isQuantized {
+            _ = try context.requireSameQuantizedType([output])
+            let q = try context.quantization(input)
+            guard q == (try context.quantization(output)) else { throw context.unsupported("output quantization differs from the input's") }
+            elementBytes = 1
+            if context.hasInput(2) {
+                let values = try context.constantQuantizedValues(2)
+                guard values.count == 1 else { throw context.fail("PADV2 value must be one element") }
+                quantizedFill = UInt8(truncatingIfNeeded: values[0])
+            } else {
+                quantizedFill = UInt8(truncatingIfNeeded: q.zeroPoint)
+            }
+        } else {
+            try context.requireFloat([input, output])
+            elementBytes = 4
+            quantizedFill = 0
+        }
         let inputShape = context.shape(input)
         self.inputShape = inputShape
         let paddings = try context.constantIntegers(1)
@@ -23,7 +44,7 @@ struct PadKernel: Kernel {
         }
         before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
         outputShape = inputShape.indices.map { inputShape[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] }
-        value = context.hasInput(2) ? (try context.constantFloats(2).first ?? 0) : 0
+        value = context.hasInput(2) && elementBytes == 4 ? (try context.constantFloats(2).first ?? 0) : 0
         var strides = Array(repeating: 1, count: inputShape.count)
         for d in stride(from: inputShape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * outputShape[d + 1] }
         outputStrides = strides
@@ -32,13 +53,17 @@ struct PadKernel: Kernel {
 
     /// Whether the PAD only appends zeros after the last dimension's values (a channel widening of NHWC).
     var appendsZeroChannels: Bool {
-        value == 0 && !inputShape.isEmpty && before.allSatisfy { $0 == 0 }
+        value == 0 && elementBytes == 4 && !inputShape.isEmpty && before.allSatisfy { $0 == 0 }
             && inputShape.dropLast() == outputShape.dropLast() && inputShape.last! > 0
     }
 
     func run(_ memory: TensorMemory) {
-        let source = memory.floats(input), destination = memory.floats(output)
-        destination.update(repeating: value, count: outputShape.reduce(1, *))
+        let source = memory.raw(input), destination = memory.raw(output)
+        if elementBytes == 4 {
+            memory.floats(output).update(repeating: value, count: outputShape.reduce(1, *))
+        } else {
+            destination.initializeMemory(as: UInt8.self, repeating: quantizedFill, count: outputShape.reduce(1, *))
+        }
         let rank = inputShape.count
         guard rank > 0, inputShape.allSatisfy({ $0 > 0 }) else { return }
         // Trailing dimensions without padding are contiguous in both tensors: copy them as one run
@@ -54,7 +79,7 @@ struct PadKernel: Kernel {
             for run in 0..<runs {
                 var offset = runStart
                 for d in 0..<inner { offset += (index[d] + before[d]) * outputStrides[d] }
-                (destination + offset).update(from: source + run * runLength, count: runLength)
+                (destination + offset * elementBytes).copyMemory(from: source + run * runLength * elementBytes, byteCount: runLength * elementBytes)
                 var d = inner - 1
                 while d >= 0 {
                     index[d] += 1

@@ -1,0 +1,121 @@
+import VisionTasksModelFormat
+
+/// CONV_2D on uint8 or int8 tensors (per-tensor or per-channel filter scales; int32 bias).
+///
+/// Output pixels are split in bands over the threads; each band's patches are gathered (im2col, in the filter's
+/// (ky, kx, channel) order) into int16 rows holding input − zero point, which makes padding plain zeros, and go
+/// through ``QuantizedGEMM``, which requantizes into the output.
+struct QuantizedConv2DKernel<Element: QuantizedElement>: Kernel {
+    let input: Int
+    let output: Int
+    let batch: Int
+    let inputChannels: Int
+    let y: WindowAxis
+    let x: WindowAxis
+    let inputZeroPoint: Int32
+    let gemm: QuantizedGEMM
+    let requantization: Requantization
+
+    var scratchBytes: Int { y.output * x.output * gemm.depth * 2 }
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .conv2D(options) = context.options else { throw context.fail("missing Conv2DOptions") }
+        input = try context.input(0)
+        output = try context.output(0)
+        let filter = try context.input(1)
+        _ = try context.requireSameQuantizedType([output, filter])
+        guard let i = nhwc(context.shape(input)), context.shape(filter).count == 4 else {
+            throw context.fail("input \(context.shape(input)) / filter \(context.shape(filter)) are not 4-D")
+        }
+        let f = context.shape(filter)
+        guard f[3] == i.c else { throw context.unsupported("grouped convolution (filter depth \(f[3]), input \(i.c))") }
+        batch = i.n
+        inputChannels = i.c
+        let padded = context.paddedSpatialSize(i)
+        (y, x) = context.unpadding(
+            try context.windowAxis(input: padded.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding),
+            try context.windowAxis(input: padded.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding))
+        try context.expect([batch, y.output, x.output, f[0]], forOutput: 0)
+        let layer = try QuantizedLayer(context, filter: filter, filterAxis: 0, channels: f[0], activation: options.activation)
+        inputZeroPoint = layer.input.zeroPoint
+        requantization = layer.requantization
+        gemm = QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: f[0], depth: f[1] * f[2] * i.c)
+    }
+
+    func run(_ memory: TensorMemory) {
+        let pixels = y.output * x.output
+        for b in 0..<batch {
+            memory.parallel.forEach(pixels, minimumPerThread: 16, Bands(
+                kernel: self, source: UnsafePointer(memory.raw(input).assumingMemoryBound(to: Element.self)) + b * y.input * x.input * inputChannels,
+                destination: memory.raw(output).assumingMemoryBound(to: Element.self) + b * pixels * gemm.columns,
+                scratch: memory.scratch.assumingMemoryBound(to: Int16.self)))
+        }
+    }
+
+    private struct Bands: ParallelLoop {
+        let kernel: QuantizedConv2DKernel
+        let source: UnsafePointer<Element>
+        let destination: UnsafeMutablePointer<Element>
+        let scratch: UnsafeMutablePointer<Int16>
+
+        func run(_ pixels: Range<Int>) {
+            let depth = kernel.gemm.depth
+            for p in pixels { kernel.gatherPatch(p, source, scratch + p * depth) }
+            kernel.gemm.run(a: scratch, lda: depth, rows: pixels, c: destination, ldc: kernel.gemm.columns,
+                            requantization: kernel.requantization)
+        }
+    }
+
+    /// One im2col row: the window of output pixel `p`, input less its zero point, zeros outside and in the pad column.
+    private func gatherPatch(_ p: Int, _ source: UnsafePointer<Element>, _ row: UnsafeMutablePointer<Int16>) {
+        let oy = p / x.output, ox = p % x.output
+        let zero = Int16(inputZeroPoint)
+        var column = 0
+        for ky in 0..<y.filter {
+            let iy = y.source(oy, ky)
+            for kx in 0..<x.filter {
+                let ix = x.source(ox, kx)
+                if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
+                    let pixel = source + (iy * x.input + ix) * inputChannels
+                    for c in 0..<inputChannels { row[column + c] = Int16(pixel[c]) &- zero }
+                } else {
+                    (row + column).initialize(repeating: 0, count: inputChannels)
+                }
+                column += inputChannels
+            }
+        }
+        if column < gemm.depth { (row + column).initialize(repeating: 0, count: gemm.depth - column) }
+    }
+}
+
+/// What a quantized convolution or fully connected layer reads from the model: the filter less its zero points as
+/// int16 (row-major [channels × depth]), the int32 bias, the requantization scale per output channel and the output
+/// bounds of the fused activation.
+struct QuantizedLayer {
+    let input: Quantization
+    let output: Quantization
+    let weights: [Int16]
+    let bias: [Int32]
+    let scales: [Float]
+    let requantization: Requantization
+
+    init(_ context: OperatorContext, filter: Int, filterAxis: Int, channels: Int, activation: FusedActivation) throws(EngineError) {
+        input = try context.quantization(try context.input(0))
+        output = try context.quantization(try context.output(0))
+        let (filterScales, filterZeroPoints) = try context.channelQuantization(filter, axis: filterAxis, channels: channels)
+        let raw = try context.constantQuantizedValues(1)
+        guard channels > 0, raw.count % channels == 0 else { throw context.fail("filter of \(raw.count) values for \(channels) channels") }
+        let depth = raw.count / channels
+        // Depthwise filters run along their last axis ([1, kh, kw, channels]); the others along the first.
+        weights = raw.indices.map { i in
+            Int16(raw[i] - filterZeroPoints[filterAxis == 0 ? i / depth : i % channels])
+        }
+        bias = try context.constantBias(2, count: channels)
+        // XNNPACK's operator setup: input scale × filter scale / output scale, in float, in that order.
+        let inputScale = input.scale, outputScale = output.scale
+        scales = filterScales.map { inputScale * $0 / outputScale }
+        guard let bounds = output.bounds(activation) else { throw context.unsupported("fused \(activation) on a quantized output") }
+        guard bounds.lowerBound <= bounds.upperBound else { throw context.fail("empty output range \(bounds)") }
+        requantization = Requantization(output: output, bounds: bounds)
+    }
+}

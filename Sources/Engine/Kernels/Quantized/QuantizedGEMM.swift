@@ -1,0 +1,132 @@
+import VisionTasksEngineSIMD
+
+/// C = requantize(A · Wᵀ + bias) for quantized convolutions and fully connected layers: A row-major [M × K] int16
+/// holding the input less its zero point (so padding is 0, as the zero point is), W the filter less its zero point,
+/// packed at load into ``WeightPanels`` of 16 columns × depth pairs.
+///
+/// The accumulator is exact int32 — what XNNPACK and TFLite compute — however the products are grouped; only the
+/// requantization rounds (``Requantization``, XNNPACK's fp32 scheme, per output column). Each tile step keeps a 4 × 16
+/// block of C in eight SIMD8<Int32> accumulators and takes two depth steps at once: per row one broadcast of an A
+/// pair, per 8 columns one `vpmaddwd` (``SIMD8/accumulatePairs(_:_:)``) — XNNPACK's AVX2 qu8 GEMMs widen to int16 and
+/// multiply-add pairs the same way.
+struct QuantizedGEMM: Sendable {
+    static let panelWidth = WeightPanels.width
+    static let tileRows = 4
+    /// int16 weights, pairs of depth steps per column.
+    let panels: [Int16]
+    /// Bias per column, padded to whole panels.
+    let bias: [Int32]
+    /// Requantization scale per column (input scale × filter scale / output scale), padded to whole panels.
+    let scales: [Float]
+    /// Depth padded to even: the length of A's rows the tiles read (the pad column must hold 0).
+    let depth: Int
+    let columns: Int
+    var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
+
+    /// - Parameters:
+    ///   - weights: row-major [columns × depth] filter values less their zero point.
+    ///   - scales: one per column.
+    init(weights: [Int16], bias: [Int32], scales: [Float], columns: Int, depth: Int) {
+        self.columns = columns
+        self.depth = WeightPanels.paddedDepth(depth, group: 2)
+        panels = WeightPanels.pack(columns: columns, depth: depth, group: 2, zero: 0) { weights[$0 * depth + $1] }
+        let padded = (columns + Self.panelWidth - 1) / Self.panelWidth * Self.panelWidth
+        self.bias = bias + Array(repeating: 0, count: padded - columns)
+        self.scales = scales + Array(repeating: 0, count: padded - columns)
+    }
+
+    /// Computes rows `rows` of C for columns in whole panels `panelRange` (all by default). `lda` and `ldc` in elements.
+    func run<Output: QuantizedElement>(a: UnsafePointer<Int16>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Output>,
+                                       ldc: Int, requantization: Requantization, panels panelRange: Range<Int>? = nil) {
+        let panelRange = panelRange ?? 0..<panelCount
+        panels.withUnsafeBufferPointer { panels in
+            bias.withUnsafeBufferPointer { bias in
+                scales.withUnsafeBufferPointer { scales in
+                    var r = rows.lowerBound
+                    while r < rows.upperBound {
+                        let count = min(Self.tileRows, rows.upperBound - r)
+                        for panel in panelRange {
+                            tile(a + r * lda, lda, panels.baseAddress! + panel * depth * Self.panelWidth,
+                                 bias.baseAddress! + panel * Self.panelWidth, scales.baseAddress! + panel * Self.panelWidth,
+                                 c + r * ldc + panel * Self.panelWidth, ldc,
+                                 width: min(Self.panelWidth, columns - panel * Self.panelWidth), rows: count, requantization)
+                        }
+                        r += count
+                    }
+                }
+            }
+        }
+    }
+
+    /// A 4 × 16 tile; missing rows repeat the last one and are not stored.
+    @inline(__always)
+    private func tile<Output: QuantizedElement>(_ a: UnsafePointer<Int16>, _ lda: Int, _ w: UnsafePointer<Int16>,
+                                                _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>,
+                                                _ c: UnsafeMutablePointer<Output>, _ ldc: Int, width: Int, rows: Int,
+                                                _ requantization: Requantization) {
+        let a0 = UnsafeRawPointer(a)
+        let a1 = UnsafeRawPointer(a + min(1, rows - 1) * lda)
+        let a2 = UnsafeRawPointer(a + min(2, rows - 1) * lda)
+        let a3 = UnsafeRawPointer(a + min(3, rows - 1) * lda)
+        let weights = UnsafeRawPointer(w)
+        var c00 = SIMD8<Int32>(), c01 = SIMD8<Int32>(), c10 = SIMD8<Int32>(), c11 = SIMD8<Int32>()
+        var c20 = SIMD8<Int32>(), c21 = SIMD8<Int32>(), c30 = SIMD8<Int32>(), c31 = SIMD8<Int32>()
+        @inline(__always) func pair(_ row: UnsafeRawPointer, _ offset: Int) -> SIMD16<Int16> {
+            unsafeBitCast(SIMD8<UInt32>(repeating: row.loadUnaligned(fromByteOffset: offset, as: UInt32.self)), to: SIMD16<Int16>.self)
+        }
+        var offset = 0, weightOffset = 0
+        let end = depth * 2
+        while offset < end {
+            let w0 = weights.loadUnaligned(fromByteOffset: weightOffset, as: SIMD16<Int16>.self)
+            let w1 = weights.loadUnaligned(fromByteOffset: weightOffset + 32, as: SIMD16<Int16>.self)
+            let p0 = pair(a0, offset), p1 = pair(a1, offset), p2 = pair(a2, offset), p3 = pair(a3, offset)
+            c00.accumulatePairs(p0, w0); c01.accumulatePairs(p0, w1)
+            c10.accumulatePairs(p1, w0); c11.accumulatePairs(p1, w1)
+            c20.accumulatePairs(p2, w0); c21.accumulatePairs(p2, w1)
+            c30.accumulatePairs(p3, w0); c31.accumulatePairs(p3, w1)
+            offset += 4
+            weightOffset += 64
+        }
+        let b0 = UnsafeRawPointer(bias).loadUnaligned(as: SIMD8<Int32>.self)
+        let b1 = UnsafeRawPointer(bias + 8).loadUnaligned(as: SIMD8<Int32>.self)
+        let s0 = UnsafeRawPointer(scales).loadUnaligned(as: SIMD8<Float>.self)
+        let s1 = UnsafeRawPointer(scales + 8).loadUnaligned(as: SIMD8<Float>.self)
+        let out = RequantizedStore<Output>(requantization)
+        out.store(c00 &+ b0, c01 &+ b1, s0, s1, c, width)
+        if rows > 1 { out.store(c10 &+ b0, c11 &+ b1, s0, s1, c + ldc, width) }
+        if rows > 2 { out.store(c20 &+ b0, c21 &+ b1, s0, s1, c + 2 * ldc, width) }
+        if rows > 3 { out.store(c30 &+ b0, c31 &+ b1, s0, s1, c + 3 * ldc, width) }
+    }
+}
+
+/// The requantizing epilogue of the integer tiles: 16 accumulators of one output row to 16 stored elements.
+struct RequantizedStore<Output: QuantizedElement> {
+    let lower: SIMD8<Float>
+    let upper: SIMD8<Float>
+    let zeroPoint: SIMD8<Int32>
+
+    init(_ requantization: Requantization) {
+        lower = SIMD8(repeating: requantization.lower)
+        upper = SIMD8(repeating: requantization.upper)
+        zeroPoint = SIMD8(repeating: requantization.zeroPoint)
+    }
+
+    /// float × scale, clamped, rounded half to even (vroundps), zero point added — ``Requantization`` on 8 lanes.
+    @inline(__always) func callAsFunction(_ accumulator: SIMD8<Int32>, _ scale: SIMD8<Float>) -> SIMD8<Int32> {
+        var scaled = SIMD8<Float>(accumulator) * scale
+        scaled = scaled.replacing(with: lower, where: scaled .< lower).replacing(with: upper, where: scaled .> upper)
+        return SIMD8<Int32>(scaled.rounded(.toNearestOrEven)) &+ zeroPoint
+    }
+
+    @inline(__always) func store(_ v0: SIMD8<Int32>, _ v1: SIMD8<Int32>, _ s0: SIMD8<Float>, _ s1: SIMD8<Float>,
+                                 _ c: UnsafeMutablePointer<Output>, _ width: Int) {
+        let q0 = self(v0, s0), q1 = self(v1, s1)
+        if width == 16 {
+            let packed = SIMD16<Int32>(lowHalf: q0, highHalf: q1)
+            UnsafeMutableRawPointer(c).storeBytes(of: SIMD16<Output>(truncatingIfNeeded: packed), as: SIMD16<Output>.self)
+        } else {
+            for lane in 0..<min(width, 8) { c[lane] = Output(truncatingIfNeeded: q0[lane]) }
+            if width > 8 { for lane in 8..<width { c[lane] = Output(truncatingIfNeeded: q1[lane - 8]) } }
+        }
+    }
+}

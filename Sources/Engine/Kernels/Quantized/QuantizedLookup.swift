@@ -1,0 +1,42 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// Element-wise functions of one uint8 or int8 input (LOGISTIC): 256 possible inputs, so a table made at load —
+/// XNNPACK's way: each stored value dequantized, the function in float, divided by the output scale, rounded half
+/// to even, the zero point added, saturated.
+struct QuantizedLookupKernel: Kernel {
+    enum Function: Sendable { case logistic }
+
+    let input: Int
+    let output: Int
+    let count: Int
+    /// Output byte for each input byte (as stored: uint8, or int8's bit pattern).
+    let table: [UInt8]
+
+    init(_ context: OperatorContext, function: Function) throws(EngineError) {
+        input = try context.input(0)
+        output = try context.output(0)
+        let type = try context.requireSameQuantizedType([output])
+        count = context.graph.elementCount(input)
+        guard context.graph.elementCount(output) == count else { throw context.fail("output size differs from the input's") }
+        let q = try context.quantization(input), out = try context.quantization(output)
+        table = (0...255).map { (byte: Int) -> UInt8 in
+            let stored = type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+            let real = Float(stored - q.zeroPoint) * q.scale
+            let y: Float
+            switch function {
+            case .logistic: y = 1 / (1 + expf(-real))
+            }
+            let quantized = Int32((y / out.scale).rounded(.toNearestOrEven)) + out.zeroPoint
+            return UInt8(truncatingIfNeeded: min(max(quantized, out.range.lowerBound), out.range.upperBound))
+        }
+    }
+
+    func run(_ memory: TensorMemory) {
+        let x = memory.raw(input).assumingMemoryBound(to: UInt8.self)
+        let z = memory.raw(output).assumingMemoryBound(to: UInt8.self)
+        table.withUnsafeBufferPointer { table in
+            for i in 0..<count { z[i] = table[Int(x[i])] }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import VisionTasksModelFormat
+
+/// MUL on uint8 or int8, with NumPy broadcasting: the product of the inputs less their zero points, requantized
+/// with a scale × b scale / output scale.
+struct QuantizedMultiplyKernel<Element: QuantizedElement>: Kernel {
+    let a: Int
+    let b: Int
+    let output: Int
+    let plan: BroadcastPlan
+    let aZeroPoint: Int32
+    let bZeroPoint: Int32
+    let scale: Float
+    let requantization: Requantization
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        a = try context.input(0)
+        b = try context.input(1)
+        output = try context.output(0)
+        _ = try context.requireSameQuantizedType([b, output])
+        guard case let .mul(activation) = context.options else { throw context.fail("missing MulOptions") }
+        let qa = try context.quantization(a), qb = try context.quantization(b), out = try context.quantization(output)
+        guard let plan = BroadcastPlan(output: context.shape(output), a: context.shape(a), b: context.shape(b)) else {
+            throw context.fail("shapes \(context.shape(a)) and \(context.shape(b)) do not broadcast to \(context.shape(output))")
+        }
+        self.plan = plan
+        guard let bounds = out.bounds(activation) else { throw context.unsupported("fused \(activation) on a quantized output") }
+        aZeroPoint = qa.zeroPoint
+        bZeroPoint = qb.zeroPoint
+        scale = qa.scale * qb.scale / out.scale
+        requantization = Requantization(output: out, bounds: bounds)
+    }
+
+    func run(_ memory: TensorMemory) {
+        let x = memory.raw(a).assumingMemoryBound(to: Element.self), y = memory.raw(b).assumingMemoryBound(to: Element.self)
+        let z = memory.raw(output).assumingMemoryBound(to: Element.self)
+        plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+            for i in 0..<count {
+                let product = (Int32(x[offsetA + i * strideA]) - aZeroPoint) * (Int32(y[offsetB + i * strideB]) - bZeroPoint)
+                z[offsetOut + i] = Element(truncatingIfNeeded: requantization(product, scale: scale))
+            }
+        }
+    }
+}

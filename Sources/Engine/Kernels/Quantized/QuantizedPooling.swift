@@ -1,0 +1,56 @@
+import VisionTasksModelFormat
+
+/// MAX_POOL_2D on uint8 or int8: the largest stored value of each window (the order of quantized values is the
+/// order of the reals they stand for), clamped to the fused activation's bounds. TFLite requires the output to have
+/// the input's scale and zero point.
+struct QuantizedMaxPoolKernel<Element: QuantizedElement>: Kernel {
+    let input: Int
+    let output: Int
+    let batch: Int
+    let channels: Int
+    let y: WindowAxis
+    let x: WindowAxis
+    let bounds: ClosedRange<Int32>
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .pool2D(options) = context.options else { throw context.fail("missing Pool2DOptions") }
+        input = try context.input(0)
+        output = try context.output(0)
+        _ = try context.requireSameQuantizedType([output])
+        let q = try context.quantization(input), out = try context.quantization(output)
+        guard q == out else { throw context.unsupported("output quantization differs from the input's") }
+        guard let i = nhwc(context.shape(input)) else { throw context.fail("input is not 4-D") }
+        batch = i.n
+        channels = i.c
+        y = try context.windowAxis(input: i.h, filter: Int(options.filterHeight), stride: options.strideHeight, dilation: 1, padding: options.padding)
+        x = try context.windowAxis(input: i.w, filter: Int(options.filterWidth), stride: options.strideWidth, dilation: 1, padding: options.padding)
+        guard let bounds = out.bounds(options.activation) else { throw context.unsupported("fused \(options.activation) on a quantized output") }
+        self.bounds = bounds
+        try context.expect([batch, y.output, x.output, channels], forOutput: 0)
+    }
+
+    func run(_ memory: TensorMemory) {
+        let source = memory.raw(input).assumingMemoryBound(to: Element.self)
+        let destination = memory.raw(output).assumingMemoryBound(to: Element.self)
+        let lower = Element(truncatingIfNeeded: bounds.lowerBound), upper = Element(truncatingIfNeeded: bounds.upperBound)
+        for b in 0..<batch {
+            let image = source + b * y.input * x.input * channels
+            for oy in 0..<y.output {
+                let rows = y.validTaps(oy)
+                for ox in 0..<x.output {
+                    let columns = x.validTaps(ox)
+                    let out = destination + ((b * y.output + oy) * x.output + ox) * channels
+                    for c in 0..<channels {
+                        var largest = Element.min
+                        for ky in rows {
+                            for kx in columns {
+                                largest = max(largest, image[(y.source(oy, ky) * x.input + x.source(ox, kx)) * channels + c])
+                            }
+                        }
+                        out[c] = min(max(largest, lower), upper)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import VisionTasksModelFormat
+
+/// RESIZE_BILINEAR on uint8 or int8, as XNNPACK computes it: sample positions as TFLite defines them (float), the
+/// fractions as Q11 integers rounded half to even, the interpolation in int32 (horizontal, then vertical) and a
+/// rounding shift right by 22. The output keeps the input's quantization.
+struct QuantizedResizeBilinearKernel<Element: QuantizedElement>: Kernel {
+    struct Tap: Sendable {
+        let lower: Int
+        let upper: Int
+        /// The fraction toward `upper`, in units of 1/2048.
+        let weight: Int32
+    }
+
+    let input: Int
+    let output: Int
+    let batch: Int
+    let channels: Int
+    let inputHeight: Int
+    let inputWidth: Int
+    let rows: [Tap]
+    let columns: [Tap]
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .resizeBilinear(alignCorners, halfPixelCenters) = context.options else {
+            throw context.fail("missing ResizeBilinearOptions")
+        }
+        input = try context.input(0)
+        output = try context.output(0)
+        _ = try context.requireSameQuantizedType([output])
+        guard try context.quantization(input) == context.quantization(output) else {
+            throw context.unsupported("output quantization differs from the input's")
+        }
+        guard let i = nhwc(context.shape(input)), context.shape(input).count == 4 else { throw context.fail("input is not 4-D") }
+        let size = try context.constantIntegers(1)
+        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw context.fail("size \(size)") }
+        batch = i.n
+        channels = i.c
+        inputHeight = i.h
+        inputWidth = i.w
+        func taps(_ inputSize: Int, _ outputSize: Int) -> [Tap] {
+            let scale = alignCorners && outputSize > 1
+                ? Float(inputSize - 1) / Float(outputSize - 1) : Float(inputSize) / Float(outputSize)
+            let offset: Float = halfPixelCenters ? 0.5 : 0
+            return (0..<outputSize).map { o in
+                let position = max((Float(o) + offset) * scale - offset, 0)
+                let lower = min(Int(position.rounded(.down)), inputSize - 1)
+                let upper = min(lower + 1, inputSize - 1)
+                let fraction = position - Float(lower)
+                return Tap(lower: lower, upper: upper, weight: Int32((fraction * 2048).rounded(.toNearestOrEven)))
+            }
+        }
+        rows = taps(i.h, size[0])
+        columns = taps(i.w, size[1])
+        try context.expect([batch, size[0], size[1], channels], forOutput: 0)
+    }
+
+    func run(_ memory: TensorMemory) {
+        let source = memory.raw(input).assumingMemoryBound(to: Element.self)
+        var out = memory.raw(output).assumingMemoryBound(to: Element.self)
+        for b in 0..<batch {
+            let image = source + b * inputHeight * inputWidth * channels
+            for row in rows {
+                let top = image + row.lower * inputWidth * channels, bottom = image + row.upper * inputWidth * channels
+                for column in columns {
+                    let l = column.lower * channels, r = column.upper * channels
+                    for k in 0..<channels {
+                        let tl = Int32(top[l + k]), tr = Int32(top[r + k]), bl = Int32(bottom[l + k]), br = Int32(bottom[r + k])
+                        let upper = (tl << 11) + (tr - tl) * column.weight
+                        let lower = (bl << 11) + (br - bl) * column.weight
+                        let value = ((upper << 11) + (lower - upper) * row.weight + (1 << 21)) >> 22
+                        out[k] = Element(truncatingIfNeeded: value)
+                    }
+                    out += channels
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// SOFTMAX on uint8 or int8 along the last axis. XNNPACK does not take it, so LiteRT runs its builtin kernel, and
+/// that is the arithmetic here: a table of exp(−input scale × β × d) for every distance d of a stored value below
+/// the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale) rounded
+/// half to even, the output zero point added, saturated.
+struct QuantizedSoftmaxKernel<Element: QuantizedElement>: Kernel {
+    let input: Int
+    let output: Int
+    let rows: Int
+    let depth: Int
+    /// exp(−scale β d) at index 255 − d.
+    let table: [Float]
+    let outputScale: Float
+    let outputZeroPoint: Int32
+
+    init(_ context: OperatorContext) throws(EngineError) {
+        guard case let .softmax(beta) = context.options else { throw context.fail("missing SoftmaxOptions") }
+        input = try context.input(0)
+        output = try context.output(0)
+        _ = try context.requireSameQuantizedType([output])
+        let shape = context.shape(input)
+        depth = shape.last ?? 1
+        guard depth > 0, context.graph.elementCount(output) == context.graph.elementCount(input) else {
+            throw context.fail("output size differs from the input's")
+        }
+        rows = context.graph.elementCount(input) / depth
+        let q = try context.quantization(input), out = try context.quantization(output)
+        let scale = -q.scale * beta
+        table = (0...255).map { d in expf(scale * Float(255 - d)) }
+        outputScale = out.scale
+        outputZeroPoint = out.zeroPoint
+    }
+
+    func run(_ memory: TensorMemory) {
+        let x = memory.raw(input).assumingMemoryBound(to: Element.self)
+        let z = memory.raw(output).assumingMemoryBound(to: Element.self)
+        table.withUnsafeBufferPointer { table in
+            for r in 0..<rows {
+                let row = x + r * depth, out = z + r * depth
+                var largest = Int32(Element.min)
+                for j in 0..<depth { largest = max(largest, Int32(row[j])) }
+                // Entry 255 − (largest − v): the distance of v below the row's largest.
+                let base = table.baseAddress! + 255 - Int(largest)
+                var sum: Float = 0
+                for j in 0..<depth { sum += base[Int(row[j])] }
+                let inverse = 1 / (sum * outputScale)
+                for j in 0..<depth {
+                    let value = Int32((base[Int(row[j])] * inverse).rounded(.toNearestOrEven)) + outputZeroPoint
+                    out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
+                }
+            }
+        }
+    }
+}
