@@ -5,7 +5,7 @@ import VisionTasksEngine
 import VisionTasksModelFormat
 import Foundation
 
-/// `bench models`: each float model with our engine and with LiteRT (XNNPACK) in the same run, on the same input,
+/// `bench models`: each float and quantized model with our engine and with LiteRT (XNNPACK) in the same run, on the same input,
 /// at 1 and 2 threads: after warm-up the two take turns, `rounds` batches of `batch` invokes each. The table gives
 /// each one's median over all its samples, the graph's MFLOP, our GFLOP/s, the machine's single-core sgemm GFLOP/s
 /// as the ceiling, and as the ratio the median over rounds of (our batch's median / LiteRT's next batch's median):
@@ -22,6 +22,10 @@ enum ModelsBenchmark {
         "face_landmarker.task#face_blendshapes.tflite",
         "hand_landmarker.task#hand_detector.tflite",
         "hand_landmarker.task#hand_landmarks_detector.tflite",
+        "ssd_mobilenet_v1.tflite",
+        "bird_classifier.tflite",
+        "efficientnet_lite0.tflite",
+        "mobilenet_v1_0.25_128_quant.tflite",
     ]
 
     static func run(arguments: [String]) throws {
@@ -33,7 +37,7 @@ enum ModelsBenchmark {
         for spec in arguments.isEmpty ? models : arguments {
             let parts = spec.split(separator: "#").map(String.init)
             let bundle = try TaskBundle(path: "Models/" + parts[0])
-            let model = try bundle.model(parts[1])
+            let model = try bundle.model(parts.count > 1 ? parts[1] : bundle.members[0].path)
             let mflop = Double(macs(model)) * 2 / 1e6
             for threads in [1, 2] {
                 let interpreter = try Interpreter(model: model, threads: threads)
@@ -77,10 +81,16 @@ enum ModelsBenchmark {
     }
 
     /// The same fixed pseudo-random input for both engines: floats uniform in [0, 1) (an image tensor's range
-    /// after the usual normalisation), zero bytes for other types.
+    /// after the usual normalisation), pseudo-random bytes for uint8/int8 (a quantized image), zero bytes for other types.
     static func sampleInput(count: Int, type: TensorType) -> [UInt8] {
-        guard type == .float32 else { return [UInt8](repeating: 0, count: count * (type.byteSize ?? 1)) }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        if type == .uint8 || type == .int8 {
+            return (0..<count).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+        }
+        guard type == .float32 else { return [UInt8](repeating: 0, count: count * (type.byteSize ?? 1)) }
         var values = [Float](repeating: 0, count: count)
         for index in values.indices {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407

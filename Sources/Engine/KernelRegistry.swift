@@ -26,30 +26,24 @@ enum KernelRegistry {
         return try float(context, code.builtin)
     }
 
-    /// Kernels for uint8 and int8 tensors, specialised per element type.
+    /// Kernels for uint8 and int8 tensors.
     private static func quantized(_ context: OperatorContext, _ op: BuiltinOperator) throws(EngineError) -> any Kernel {
-        let signed = context.isQuantized ? context.type(try context.input(0)) == .int8 : false
-        func typed(_ unsigned: (OperatorContext) throws(EngineError) -> any Kernel,
-                   _ signedKernel: (OperatorContext) throws(EngineError) -> any Kernel) throws(EngineError) -> any Kernel {
-            signed ? try signedKernel(context) : try unsigned(context)
-        }
         switch op {
-        case .conv2D: return try typed(QuantizedConv2DKernel<UInt8>.init, QuantizedConv2DKernel<Int8>.init)
-        case .depthwiseConv2D: return try typed(QuantizedDepthwiseConv2DKernel<UInt8>.init, QuantizedDepthwiseConv2DKernel<Int8>.init)
-        case .fullyConnected: return try typed(QuantizedFullyConnectedKernel<UInt8>.init, QuantizedFullyConnectedKernel<Int8>.init)
-        case .add: return try typed({ c throws(EngineError) in try QuantizedAddKernel<UInt8>(c, operation: .add) },
-                                    { c throws(EngineError) in try QuantizedAddKernel<Int8>(c, operation: .add) })
-        case .sub: return try typed({ c throws(EngineError) in try QuantizedAddKernel<UInt8>(c, operation: .subtract) },
-                                    { c throws(EngineError) in try QuantizedAddKernel<Int8>(c, operation: .subtract) })
-        case .mul: return try typed(QuantizedMultiplyKernel<UInt8>.init, QuantizedMultiplyKernel<Int8>.init)
-        case .averagePool2D: return try typed(QuantizedAveragePoolKernel<UInt8>.init, QuantizedAveragePoolKernel<Int8>.init)
-        case .maxPool2D: return try typed(QuantizedMaxPoolKernel<UInt8>.init, QuantizedMaxPoolKernel<Int8>.init)
-        case .mean: return try typed(QuantizedMeanKernel<UInt8>.init, QuantizedMeanKernel<Int8>.init)
-        case .softmax: return try typed(QuantizedSoftmaxKernel<UInt8>.init, QuantizedSoftmaxKernel<Int8>.init)
+        case .conv2D: return try QuantizedConv2DKernel(context)
+        case .depthwiseConv2D: return try QuantizedDepthwiseConv2DKernel(context)
+        case .fullyConnected: return try QuantizedFullyConnectedKernel(context)
+        case .add: return try QuantizedAddKernel(context, operation: .add)
+        case .sub: return try QuantizedAddKernel(context, operation: .subtract)
+        case .mul: return try QuantizedMultiplyKernel(context)
+        case .averagePool2D: return try QuantizedAveragePoolKernel(context)
+        case .maxPool2D: return try QuantizedMaxPoolKernel(context)
+        case .mean: return try QuantizedMeanKernel(context)
+        case .softmax: return try QuantizedSoftmaxKernel(context)
         case .logistic: return try QuantizedLookupKernel(context, function: .logistic)
+        case .tanh: return try QuantizedLookupKernel(context, function: .tanh)
         case .concatenation: return try ConcatenationKernel(context)
         case .pad, .padV2: return try PadKernel(context)
-        case .resizeBilinear: return try typed(QuantizedResizeBilinearKernel<UInt8>.init, QuantizedResizeBilinearKernel<Int8>.init)
+        case .resizeBilinear: return try QuantizedResizeBilinearKernel(context)
         case .quantize: return try QuantizeKernel(context)
         case .dequantize: return try DequantizeKernel(context)
         // Operators that only move elements take any element type; TFLite requires their input's quantization on

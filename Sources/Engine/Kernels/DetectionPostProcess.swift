@@ -54,14 +54,15 @@ struct DetectionPostProcessKernel: Kernel {
         let root: FlexValue
         do { root = try FlexValue.decode(bytes) } catch { throw .format(error) }
         guard case .map = root else { throw context.fail("custom options are not a FlexBuffer map") }
+        // LiteRT reads absent and null keys as 0 (detections_per_class: 100), integers from doubles by truncation.
         func integer(_ key: String, default value: Int = 0) throws(EngineError) -> Int {
-            guard let entry = root[key] else { return value }
-            guard let v = entry.intValue ?? entry.doubleValue.map({ Int64($0.rounded(.towardZero)) }), let result = Int(exactly: v),
-                  abs(result) < 1 << 24 else { throw context.fail("option \(key) is \(entry)") }
-            return result
+            guard let entry = root[key], entry != .null else { return value }
+            if let v = entry.intValue, let result = Int32(exactly: v) { return Int(result) }
+            if let v = entry.doubleValue, v.isFinite, let result = Int32(exactly: v.rounded(.towardZero)) { return Int(result) }
+            throw context.fail("option \(key) is \(entry), not a 32-bit integer")
         }
         func real(_ key: String) throws(EngineError) -> Float {
-            guard let entry = root[key] else { return 0 }
+            guard let entry = root[key], entry != .null else { return 0 }
             guard let v = entry.doubleValue else { throw context.fail("option \(key) is \(entry)") }
             return Float(v)
         }
@@ -91,7 +92,7 @@ struct DetectionPostProcessKernel: Kernel {
         guard options.classCount > 0, labelOffset == 0 || labelOffset == 1 else {
             throw context.fail("num_classes \(options.classCount) for \(classStride) class scores per anchor")
         }
-        guard options.maxDetections > 0, options.iouThreshold > 0, options.iouThreshold <= 1 else {
+        guard options.maxDetections >= 0, options.iouThreshold > 0, options.iouThreshold <= 1 else {
             throw context.fail("max_detections \(options.maxDetections), nms_iou_threshold \(options.iouThreshold)")
         }
         if options.useRegularNMS {
@@ -119,12 +120,13 @@ struct DetectionPostProcessKernel: Kernel {
             throw context.unsupported("anchors and box encodings of different types")
         }
         // A negative anchor height or width decodes into an inverted box, on which LiteRT fails the invoke: refuse
-        // such anchors at load instead (the only way a box can invert: exp(·) is positive).
+        // such anchors at load instead (the only way a box can invert: exp(·) is positive). Anchors given as an input
+        // are not checked (`run` cannot fail): their inverted boxes come out as they decode, with IoU 0.
         if context.isConstant(anchorInput) {
             for a in 0..<anchorCount {
                 let h = Self.anchorValue(context.constants, anchorInput, a * 4 + 2, anchorQuantization)
                 let w = Self.anchorValue(context.constants, anchorInput, a * 4 + 3, anchorQuantization)
-                guard h >= 0, w >= 0 else { throw context.fail("anchor \(a) has height \(h) and width \(w)") }
+                guard !(h < 0), !(w < 0) else { throw context.fail("anchor \(a) has height \(h) and width \(w)") }
             }
         }
     }

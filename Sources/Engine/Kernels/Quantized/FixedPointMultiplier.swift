@@ -26,6 +26,17 @@ struct FixedPointMultiplier: Sendable {
         return Self.roundingDivideByPowerOfTwo(Self.roundingDoublingHighMultiply(x &<< Int32(left), multiplier), right)
     }
 
+    /// The same product as TFLite's x86 build computes it in its vector loops (NEON intrinsics through NEON_2_SSE):
+    /// `vqrdmulh` rounds the doubled high product half up, and the rounding shift right rounds half up too.
+    @inline(__always) func vectorLoopForm(_ x: Int32) -> Int32 {
+        let left = max(shift, 0), right = max(-shift, 0)
+        let a = x &<< Int32(left)
+        let high: Int32 = a == .min && multiplier == .min ? .max
+            : Int32(truncatingIfNeeded: (Int64(a) * Int64(multiplier) + (1 << 30)) >> 31)
+        guard right > 0 else { return high }
+        return Int32(truncatingIfNeeded: (Int64(high) + (1 << (right - 1))) >> right)
+    }
+
     /// gemmlowp's SaturatingRoundingDoublingHighMul.
     @inline(__always) static func roundingDoublingHighMultiply(_ a: Int32, _ b: Int32) -> Int32 {
         if a == b && a == .min { return .max }

@@ -5,7 +5,9 @@ import VisionTasksModelFormat
 /// summed and divided by their count in integers, rounding half away from zero (C++ division truncates, so the half
 /// count is added to positive sums and subtracted from negative ones), clamped to the activation's bounds. TFLite
 /// requires the output to keep the input's scale and zero point, so no requantization.
-struct QuantizedAveragePoolKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedAveragePoolKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let batch: Int
@@ -18,7 +20,7 @@ struct QuantizedAveragePoolKernel<Element: QuantizedElement>: Kernel {
         guard case let .pool2D(options) = context.options else { throw context.fail("missing Pool2DOptions") }
         input = try context.input(0)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([output])
+        signed = try context.requireSameQuantizedType([output]) == .int8
         let q = try context.quantization(input), out = try context.quantization(output)
         guard q == out else { throw context.unsupported("output quantization differs from the input's") }
         guard let i = nhwc(context.shape(input)) else { throw context.fail("input is not 4-D") }
@@ -32,6 +34,10 @@ struct QuantizedAveragePoolKernel<Element: QuantizedElement>: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let source = memory.raw(input).assumingMemoryBound(to: Element.self)
         let destination = memory.raw(output).assumingMemoryBound(to: Element.self)
         for b in 0..<batch {

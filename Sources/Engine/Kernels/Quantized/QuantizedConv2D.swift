@@ -5,7 +5,11 @@ import VisionTasksModelFormat
 /// Output pixels are split in bands over the threads; each band's patches are gathered (im2col, in the filter's
 /// (ky, kx, channel) order) into int16 rows holding input − zero point, which makes padding plain zeros, and go
 /// through ``QuantizedGEMM``, which requantizes into the output.
-struct QuantizedConv2DKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedConv2DKernel: Kernel {
+    /// int8 rather than uint8. The kernels are not generic types: a generic kernel behind `any Kernel` runs its
+    /// unspecialized code (every element access through the type's witness table, 40× slower); the typed code is
+    /// generic functions called with a concrete type, which the optimizer specializes.
+    let signed: Bool
     let input: Int
     let output: Int
     let batch: Int
@@ -23,7 +27,7 @@ struct QuantizedConv2DKernel<Element: QuantizedElement>: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         let filter = try context.input(1)
-        _ = try context.requireSameQuantizedType([output, filter])
+        signed = try context.requireSameQuantizedType([output, filter]) == .int8
         guard let i = nhwc(context.shape(input)), context.shape(filter).count == 4 else {
             throw context.fail("input \(context.shape(input)) / filter \(context.shape(filter)) are not 4-D")
         }
@@ -46,28 +50,34 @@ struct QuantizedConv2DKernel<Element: QuantizedElement>: Kernel {
         let pixels = y.output * x.output
         for b in 0..<batch {
             memory.parallel.forEach(pixels, minimumPerThread: 16, Bands(
-                kernel: self, source: UnsafePointer(memory.raw(input).assumingMemoryBound(to: Element.self)) + b * y.input * x.input * inputChannels,
-                destination: memory.raw(output).assumingMemoryBound(to: Element.self) + b * pixels * gemm.columns,
-                scratch: memory.scratch.assumingMemoryBound(to: Int16.self)))
+                kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
+                destination: memory.raw(output) + b * pixels * gemm.columns, scratch: memory.scratch.assumingMemoryBound(to: Int16.self)))
         }
     }
 
     private struct Bands: ParallelLoop {
         let kernel: QuantizedConv2DKernel
-        let source: UnsafePointer<Element>
-        let destination: UnsafeMutablePointer<Element>
+        let source: UnsafeRawPointer
+        let destination: UnsafeMutableRawPointer
         let scratch: UnsafeMutablePointer<Int16>
 
         func run(_ pixels: Range<Int>) {
-            let depth = kernel.gemm.depth
-            for p in pixels { kernel.gatherPatch(p, source, scratch + p * depth) }
-            kernel.gemm.run(a: scratch, lda: depth, rows: pixels, c: destination, ldc: kernel.gemm.columns,
-                            requantization: kernel.requantization)
+            if kernel.signed {
+                kernel.band(pixels, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self), scratch)
+            } else {
+                kernel.band(pixels, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self), scratch)
+            }
         }
     }
 
+    private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
+                                                 _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>) {
+        for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth) }
+        gemm.run(a: scratch, lda: gemm.depth, rows: pixels, c: destination, ldc: gemm.columns, requantization: requantization)
+    }
+
     /// One im2col row: the window of output pixel `p`, input less its zero point, zeros outside and in the pad column.
-    private func gatherPatch(_ p: Int, _ source: UnsafePointer<Element>, _ row: UnsafeMutablePointer<Int16>) {
+    private func gatherPatch<Element: QuantizedElement>(_ p: Int, _ source: UnsafePointer<Element>, _ row: UnsafeMutablePointer<Int16>) {
         let oy = p / x.output, ox = p % x.output
         let zero = Int16(inputZeroPoint)
         var column = 0

@@ -3,7 +3,9 @@ import VisionTasksModelFormat
 /// DEPTHWISE_CONV_2D on uint8 or int8 tensors: per output pixel, eight channels at a time in int32 lanes
 /// (input − zero point times filter − zero point, exact), requantized per channel like ``QuantizedGEMM``'s tiles.
 /// Taps outside the input are skipped, which is padding with the zero point. Output rows are split over threads.
-struct QuantizedDepthwiseConv2DKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedDepthwiseConv2DKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let batch: Int
@@ -24,7 +26,7 @@ struct QuantizedDepthwiseConv2DKernel<Element: QuantizedElement>: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         let filter = try context.input(1)
-        _ = try context.requireSameQuantizedType([output, filter])
+        signed = try context.requireSameQuantizedType([output, filter]) == .int8
         guard let i = nhwc(context.shape(input)), context.shape(filter).count == 4 else {
             throw context.fail("input or filter is not 4-D")
         }
@@ -50,29 +52,36 @@ struct QuantizedDepthwiseConv2DKernel<Element: QuantizedElement>: Kernel {
     func run(_ memory: TensorMemory) {
         for b in 0..<batch {
             memory.parallel.forEach(y.output, Rows(
-                kernel: self,
-                source: UnsafePointer(memory.raw(input).assumingMemoryBound(to: Element.self)) + b * y.input * x.input * inputChannels,
-                destination: memory.raw(output).assumingMemoryBound(to: Element.self) + b * y.output * x.output * channels))
+                kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
+                destination: memory.raw(output) + b * y.output * x.output * channels))
         }
     }
 
     private struct Rows: ParallelLoop {
         let kernel: QuantizedDepthwiseConv2DKernel
-        let source: UnsafePointer<Element>
-        let destination: UnsafeMutablePointer<Element>
+        let source: UnsafeRawPointer
+        let destination: UnsafeMutableRawPointer
 
         func run(_ rows: Range<Int>) {
-            kernel.weights.withUnsafeBufferPointer { w in
-                kernel.bias.withUnsafeBufferPointer { b in
-                    kernel.scales.withUnsafeBufferPointer { s in
-                        for oy in rows { kernel.row(oy, source, destination, w.baseAddress!, b.baseAddress!, s.baseAddress!) }
-                    }
+            if kernel.signed {
+                kernel.rows(rows, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self))
+            } else {
+                kernel.rows(rows, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+
+    private func rows<Element: QuantizedElement>(_ rows: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>) {
+        weights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { b in
+                scales.withUnsafeBufferPointer { s in
+                    for oy in rows { row(oy, source, destination, w.baseAddress!, b.baseAddress!, s.baseAddress!) }
                 }
             }
         }
     }
 
-    private func row(_ oy: Int, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
+    private func row<Element: QuantizedElement>(_ oy: Int, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
                      _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>) {
         let taps = y.validTaps(oy)
         let store = RequantizedStore<Element>(requantization)
@@ -87,13 +96,13 @@ struct QuantizedDepthwiseConv2DKernel<Element: QuantizedElement>: Kernel {
                 for ky in taps {
                     let line = source + y.source(oy, ky) * x.input * inputChannels
                     for kx in columns {
-                        let values = UnsafeRawPointer(line + x.source(ox, kx) * inputChannels + c).loadUnaligned(as: SIMD8<Element>.self)
+                        let values = SIMD8<Int32>(widening: line + x.source(ox, kx) * inputChannels + c, signed: Element.isSigned)
                         let tap = UnsafeRawPointer(w + (ky * x.filter + kx) * channels + c).loadUnaligned(as: SIMD8<Int32>.self)
-                        acc &+= (SIMD8<Int32>(truncatingIfNeeded: values) &- zero) &* tap
+                        acc &+= (values &- zero) &* tap
                     }
                 }
                 let scale = UnsafeRawPointer(scales + c).loadUnaligned(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(out + c).storeBytes(of: SIMD8<Element>(truncatingIfNeeded: store(acc, scale)), as: SIMD8<Element>.self)
+                store.store(acc, scale, out + c)
                 c += 8
             }
             while c < channels {

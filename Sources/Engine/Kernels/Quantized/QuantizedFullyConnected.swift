@@ -2,7 +2,9 @@ import VisionTasksModelFormat
 
 /// FULLY_CONNECTED on uint8 or int8: the input's rows (all dimensions but the last flattened) widened to int16 less
 /// the zero point into scratch, then ``QuantizedGEMM`` over the [units × depth] weights.
-struct QuantizedFullyConnectedKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedFullyConnectedKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let rows: Int
@@ -19,7 +21,7 @@ struct QuantizedFullyConnectedKernel<Element: QuantizedElement>: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         let filter = try context.input(1)
-        _ = try context.requireSameQuantizedType([output, filter])
+        signed = try context.requireSameQuantizedType([output, filter]) == .int8
         let f = context.shape(filter)
         guard f.count == 2, f[0] > 0, f[1] > 0 else { throw context.fail("weights shape \(f)") }
         let count = context.graph.elementCount(input)
@@ -35,27 +37,35 @@ struct QuantizedFullyConnectedKernel<Element: QuantizedElement>: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
-        let source = memory.raw(input).assumingMemoryBound(to: Element.self)
         let widened = memory.scratch.assumingMemoryBound(to: Int16.self)
+        if signed { widen(memory.raw(input).assumingMemoryBound(to: Int8.self), widened) } else { widen(memory.raw(input).assumingMemoryBound(to: UInt8.self), widened) }
+        // One row (the classifiers' heads) has no rows to split: threads take panels of output units instead.
+        memory.parallel.forEach(gemm.panelCount, minimumPerThread: 4, Panels(kernel: self, a: widened, c: memory.raw(output)))
+    }
+
+    private func widen<Element: QuantizedElement>(_ source: UnsafePointer<Element>, _ widened: UnsafeMutablePointer<Int16>) {
         let zero = Int16(inputZeroPoint)
         for r in 0..<rows {
             let row = widened + r * gemm.depth
             for k in 0..<depth { row[k] = Int16(source[r * depth + k]) &- zero }
             if depth < gemm.depth { row[depth] = 0 }
         }
-        let destination = memory.raw(output).assumingMemoryBound(to: Element.self)
-        // One row (the classifiers' heads) has no rows to split: threads take panels of output units instead.
-        memory.parallel.forEach(gemm.panelCount, minimumPerThread: 4, Panels(kernel: self, a: widened, c: destination))
     }
 
     private struct Panels: ParallelLoop {
         let kernel: QuantizedFullyConnectedKernel
         let a: UnsafeMutablePointer<Int16>
-        let c: UnsafeMutablePointer<Element>
+        let c: UnsafeMutableRawPointer
 
         func run(_ panels: Range<Int>) {
-            kernel.gemm.run(a: a, lda: kernel.gemm.depth, rows: 0..<kernel.rows, c: c, ldc: kernel.gemm.columns,
-                            requantization: kernel.requantization, panels: panels)
+            let gemm = kernel.gemm
+            if kernel.signed {
+                gemm.run(a: a, lda: gemm.depth, rows: 0..<kernel.rows, c: c.assumingMemoryBound(to: Int8.self), ldc: gemm.columns,
+                         requantization: kernel.requantization, panels: panels)
+            } else {
+                gemm.run(a: a, lda: gemm.depth, rows: 0..<kernel.rows, c: c.assumingMemoryBound(to: UInt8.self), ldc: gemm.columns,
+                         requantization: kernel.requantization, panels: panels)
+            }
         }
     }
 }

@@ -111,22 +111,32 @@ struct RequantizedStore<Output: QuantizedElement> {
         zeroPoint = SIMD8(repeating: requantization.zeroPoint)
     }
 
-    /// float × scale, clamped, rounded half to even (vroundps), zero point added — ``Requantization`` on 8 lanes.
+    /// float × scale, clamped, rounded half to even, zero point added — ``Requantization`` on 8 lanes.
     @inline(__always) func callAsFunction(_ accumulator: SIMD8<Int32>, _ scale: SIMD8<Float>) -> SIMD8<Int32> {
-        var scaled = SIMD8<Float>(accumulator) * scale
-        scaled = scaled.replacing(with: lower, where: scaled .< lower).replacing(with: upper, where: scaled .> upper)
-        return SIMD8<Int32>(scaled.rounded(.toNearestOrEven)) &+ zeroPoint
+        let scaled = accumulator.floats * scale
+        var clamped = scaled
+        // Select per lane in x86's max/min operand order: one vmaxps and one vminps (see ActivationClamp).
+        for lane in 0..<8 {
+            let raised = lower[lane] > scaled[lane] ? lower[lane] : scaled[lane]
+            clamped[lane] = upper[lane] < raised ? upper[lane] : raised
+        }
+        return clamped.roundedToInt32 &+ zeroPoint
     }
 
     @inline(__always) func store(_ v0: SIMD8<Int32>, _ v1: SIMD8<Int32>, _ s0: SIMD8<Float>, _ s1: SIMD8<Float>,
                                  _ c: UnsafeMutablePointer<Output>, _ width: Int) {
-        let q0 = self(v0, s0), q1 = self(v1, s1)
+        let bytes = narrowToBytes(self(v0, s0), self(v1, s1), signed: Output.isSigned)
         if width == 16 {
-            let packed = SIMD16<Int32>(lowHalf: q0, highHalf: q1)
-            UnsafeMutableRawPointer(c).storeBytes(of: SIMD16<Output>(truncatingIfNeeded: packed), as: SIMD16<Output>.self)
+            UnsafeMutableRawPointer(c).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
         } else {
-            for lane in 0..<min(width, 8) { c[lane] = Output(truncatingIfNeeded: q0[lane]) }
-            if width > 8 { for lane in 8..<width { c[lane] = Output(truncatingIfNeeded: q1[lane - 8]) } }
+            let out = UnsafeMutableRawPointer(c).assumingMemoryBound(to: UInt8.self)
+            for lane in 0..<width { out[lane] = bytes[lane] }
         }
+    }
+
+    /// Eight lanes (a depthwise step).
+    @inline(__always) func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>) {
+        let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
+        UnsafeMutableRawPointer(c).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
     }
 }

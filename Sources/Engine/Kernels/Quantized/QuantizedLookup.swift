@@ -1,11 +1,12 @@
 import Foundation
 import VisionTasksModelFormat
 
-/// Element-wise functions of one uint8 or int8 input (LOGISTIC): 256 possible inputs, so a table made at load —
-/// XNNPACK's way: each stored value dequantized, the function in float, divided by the output scale, rounded half
-/// to even, the zero point added, saturated.
+/// Element-wise functions of one uint8 or int8 input (LOGISTIC, TANH): 256 possible inputs, so a table made at load,
+/// as XNNPACK makes it: each stored value dequantized in float, the function in double (sigmoid as e / (1 + e),
+/// saturated beyond ±100), rounded to float, times the float reciprocal of the output scale plus the zero point,
+/// rounded half to even, saturated.
 struct QuantizedLookupKernel: Kernel {
-    enum Function: Sendable { case logistic }
+    enum Function: Sendable { case logistic, tanh }
 
     let input: Int
     let output: Int
@@ -25,9 +26,14 @@ struct QuantizedLookupKernel: Kernel {
             let real = Float(stored - q.zeroPoint) * q.scale
             let y: Float
             switch function {
-            case .logistic: y = 1 / (1 + expf(-real))
+            case .logistic:
+                let e = Foundation.exp(Double(real))
+                y = real > 100 ? 1 : (real < -100 ? 0 : Float(e / (1 + e)))
+            case .tanh:
+                y = Float(Foundation.tanh(Double(real)))
             }
-            let quantized = Int32((y / out.scale).rounded(.toNearestOrEven)) + out.zeroPoint
+            let scaled = (y * (1 / out.scale) + Float(out.zeroPoint)).rounded(.toNearestOrEven)
+            let quantized = Int32(min(max(scaled, Float(out.range.lowerBound)), Float(out.range.upperBound)))
             return UInt8(truncatingIfNeeded: min(max(quantized, out.range.lowerBound), out.range.upperBound))
         }
     }

@@ -1,21 +1,25 @@
 import VisionTasksModelFormat
 
-/// MEAN on uint8 or int8 over the spatial axes of an NHWC tensor (what converters make of global average pooling):
-/// the sum less the zero point, requantized with input scale / (output scale × count).
-struct QuantizedMeanKernel<Element: QuantizedElement>: Kernel {
+/// MEAN on uint8 or int8 over adjacent axes (converters make it of global average pooling), as XNNPACK's static
+/// reduce computes it: the sum of the stored values times (input scale / output scale) × (1 / count), plus
+/// output zero point − count × input zero point × that factor, all in float in that order, rounded half to even.
+struct QuantizedMeanKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let outer: Int
     let reduced: Int
     let inner: Int
-    let zeroPoint: Int32
-    let scale: Float
-    let requantization: Requantization
+    /// (input scale / output scale) × (1 / count), and the output zero point less the input's share.
+    let factor: Float
+    let offset: Float
+    let range: ClosedRange<Int32>
 
     init(_ context: OperatorContext) throws(EngineError) {
         input = try context.input(0)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([output])
+        signed = try context.requireSameQuantizedType([output]) == .int8
         let shape = context.shape(input)
         let axes = Set(try context.constantIntegers(1).map { $0 < 0 ? $0 + shape.count : $0 })
         guard !axes.isEmpty, axes.allSatisfy({ (0..<shape.count).contains($0) }) else { throw context.fail("axes \(axes) of \(shape)") }
@@ -28,19 +32,25 @@ struct QuantizedMeanKernel<Element: QuantizedElement>: Kernel {
         inner = shape[(sorted.last! + 1)...].reduce(1, *)
         guard context.graph.elementCount(output) == outer * inner else { throw context.fail("output size") }
         let q = try context.quantization(input), out = try context.quantization(output)
-        zeroPoint = q.zeroPoint
-        scale = q.scale / (out.scale * Float(max(reduced, 1)))
-        requantization = Requantization(output: out, bounds: out.range)
+        let count = Float(max(reduced, 1))
+        factor = (q.scale / out.scale) * (1 / count)
+        offset = Float(out.zeroPoint) - (count * Float(q.zeroPoint)) * factor
+        range = out.range
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let x = memory.raw(input).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         for o in 0..<outer {
             for i in 0..<inner {
                 var sum: Int32 = 0
-                for r in 0..<reduced { sum &+= Int32(x[(o * reduced + r) * inner + i]) - zeroPoint }
-                z[o * inner + i] = Element(truncatingIfNeeded: requantization(sum, scale: scale))
+                for r in 0..<reduced { sum &+= Int32(x[(o * reduced + r) * inner + i]) }
+                let value = Int32((Float(sum) * factor + offset).rounded(.toNearestOrEven))
+                z[o * inner + i] = Element(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
             }
         }
     }

@@ -1,8 +1,11 @@
 import VisionTasksModelFormat
 
 /// MUL on uint8 or int8, with NumPy broadcasting: the product of the inputs less their zero points, requantized
-/// with a scale × b scale / output scale.
-struct QuantizedMultiplyKernel<Element: QuantizedElement>: Kernel {
+/// with (a scale × b scale) / output scale in float — XNNPACK's fp32 requantization when that ratio lies in
+/// [1/65536, 256), else LiteRT's builtin kernel, which takes the same float ratio through ``FixedPointMultiplier``.
+struct QuantizedMultiplyKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let a: Int
     let b: Int
     let output: Int
@@ -11,32 +14,48 @@ struct QuantizedMultiplyKernel<Element: QuantizedElement>: Kernel {
     let bZeroPoint: Int32
     let scale: Float
     let requantization: Requantization
+    /// Set when LiteRT would run its builtin kernel (ratio out of XNNPACK's range).
+    let builtin: FixedPointMultiplier?
+    let builtinRange: ClosedRange<Int32>
 
     init(_ context: OperatorContext) throws(EngineError) {
         a = try context.input(0)
         b = try context.input(1)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([b, output])
+        signed = try context.requireSameQuantizedType([b, output]) == .int8
         guard case let .mul(activation) = context.options else { throw context.fail("missing MulOptions") }
         let qa = try context.quantization(a), qb = try context.quantization(b), out = try context.quantization(output)
         guard let plan = BroadcastPlan(output: context.shape(output), a: context.shape(a), b: context.shape(b)) else {
             throw context.fail("shapes \(context.shape(a)) and \(context.shape(b)) do not broadcast to \(context.shape(output))")
         }
         self.plan = plan
-        guard let bounds = out.bounds(activation) else { throw context.unsupported("fused \(activation) on a quantized output") }
+        guard let bounds = out.bounds(activation), let builtinBounds = out.builtinBounds(activation) else {
+            throw context.unsupported("fused \(activation) on a quantized output")
+        }
         aZeroPoint = qa.zeroPoint
         bZeroPoint = qb.zeroPoint
         scale = qa.scale * qb.scale / out.scale
         requantization = Requantization(output: out, bounds: bounds)
+        builtin = (Float(1) / 65536 ..< 256).contains(scale) ? nil : FixedPointMultiplier(Double(scale))
+        builtinRange = builtinBounds
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let x = memory.raw(a).assumingMemoryBound(to: Element.self), y = memory.raw(b).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
             for i in 0..<count {
                 let product = (Int32(x[offsetA + i * strideA]) - aZeroPoint) * (Int32(y[offsetB + i * strideB]) - bZeroPoint)
-                z[offsetOut + i] = Element(truncatingIfNeeded: requantization(product, scale: scale))
+                if let builtin {
+                    let value = builtin(product) &+ requantization.zeroPoint
+                    z[offsetOut + i] = Element(truncatingIfNeeded: min(max(value, builtinRange.lowerBound), builtinRange.upperBound))
+                } else {
+                    z[offsetOut + i] = Element(truncatingIfNeeded: requantization(product, scale: scale))
+                }
             }
         }
     }

@@ -3,7 +3,9 @@ import VisionTasksModelFormat
 /// MAX_POOL_2D on uint8 or int8: the largest stored value of each window (the order of quantized values is the
 /// order of the reals they stand for), clamped to the fused activation's bounds. TFLite requires the output to have
 /// the input's scale and zero point.
-struct QuantizedMaxPoolKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedMaxPoolKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let batch: Int
@@ -16,7 +18,7 @@ struct QuantizedMaxPoolKernel<Element: QuantizedElement>: Kernel {
         guard case let .pool2D(options) = context.options else { throw context.fail("missing Pool2DOptions") }
         input = try context.input(0)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([output])
+        signed = try context.requireSameQuantizedType([output]) == .int8
         let q = try context.quantization(input), out = try context.quantization(output)
         guard q == out else { throw context.unsupported("output quantization differs from the input's") }
         guard let i = nhwc(context.shape(input)) else { throw context.fail("input is not 4-D") }
@@ -30,6 +32,10 @@ struct QuantizedMaxPoolKernel<Element: QuantizedElement>: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let source = memory.raw(input).assumingMemoryBound(to: Element.self)
         let destination = memory.raw(output).assumingMemoryBound(to: Element.self)
         let lower = Element(truncatingIfNeeded: bounds.lowerBound), upper = Element(truncatingIfNeeded: bounds.upperBound)

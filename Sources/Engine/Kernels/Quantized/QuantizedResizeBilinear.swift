@@ -3,7 +3,9 @@ import VisionTasksModelFormat
 /// RESIZE_BILINEAR on uint8 or int8, as XNNPACK computes it: sample positions as TFLite defines them (float), the
 /// fractions as Q11 integers rounded half to even, the interpolation in int32 (horizontal, then vertical) and a
 /// rounding shift right by 22. The output keeps the input's quantization.
-struct QuantizedResizeBilinearKernel<Element: QuantizedElement>: Kernel {
+struct QuantizedResizeBilinearKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     struct Tap: Sendable {
         let lower: Int
         let upper: Int
@@ -26,7 +28,7 @@ struct QuantizedResizeBilinearKernel<Element: QuantizedElement>: Kernel {
         }
         input = try context.input(0)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([output])
+        signed = try context.requireSameQuantizedType([output]) == .int8
         guard try context.quantization(input) == context.quantization(output) else {
             throw context.unsupported("output quantization differs from the input's")
         }
@@ -37,16 +39,23 @@ struct QuantizedResizeBilinearKernel<Element: QuantizedElement>: Kernel {
         channels = i.c
         inputHeight = i.h
         inputWidth = i.w
+        // XNNPACK's indirection setup: positions in float, the half-pixel offset folded as 0.5 × scale − 0.5,
+        // clamped to the last row or column, truncated.
         func taps(_ inputSize: Int, _ outputSize: Int) -> [Tap] {
-            let scale = alignCorners && outputSize > 1
-                ? Float(inputSize - 1) / Float(outputSize - 1) : Float(inputSize) / Float(outputSize)
-            let offset: Float = halfPixelCenters ? 0.5 : 0
+            let adjust = alignCorners && outputSize != 1 ? 1 : 0
+            let scale = Float(inputSize - adjust) / Float(outputSize - adjust)
+            let last = Float(inputSize - 1)
             return (0..<outputSize).map { o in
-                let position = max((Float(o) + offset) * scale - offset, 0)
-                let lower = min(Int(position.rounded(.down)), inputSize - 1)
-                let upper = min(lower + 1, inputSize - 1)
-                let fraction = position - Float(lower)
-                return Tap(lower: lower, upper: upper, weight: Int32((fraction * 2048).rounded(.toNearestOrEven)))
+                let position: Float
+                if alignCorners || !halfPixelCenters {
+                    position = min(Float(o) * scale, last)
+                } else {
+                    let offset = 0.5 * scale - 0.5
+                    position = min(max(Float(o) * scale + offset, 0), last)
+                }
+                let lower = Int(position)
+                return Tap(lower: lower, upper: min(lower + 1, inputSize - 1),
+                           weight: Int32(((position - Float(lower)) * 2048).rounded(.toNearestOrEven)))
             }
         }
         rows = taps(i.h, size[0])
@@ -55,6 +64,10 @@ struct QuantizedResizeBilinearKernel<Element: QuantizedElement>: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let source = memory.raw(input).assumingMemoryBound(to: Element.self)
         var out = memory.raw(output).assumingMemoryBound(to: Element.self)
         for b in 0..<batch {

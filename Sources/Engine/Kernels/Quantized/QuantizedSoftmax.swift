@@ -3,9 +3,12 @@ import VisionTasksModelFormat
 
 /// SOFTMAX on uint8 or int8 along the last axis. XNNPACK does not take it, so LiteRT runs its builtin kernel, and
 /// that is the arithmetic here: a table of exp(−input scale × β × d) for every distance d of a stored value below
-/// the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale) rounded
-/// half to even, the output zero point added, saturated.
-struct QuantizedSoftmaxKernel<Element: QuantizedElement>: Kernel {
+/// the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale), then for
+/// uint8 truncated after adding ½ — the output zero point ignored, as TFLite's uint8 kernel does (converters give
+/// softmax outputs zero point 0) — and for int8 rounded half away from zero plus the zero point; saturated.
+struct QuantizedSoftmaxKernel: Kernel {
+    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
+    let signed: Bool
     let input: Int
     let output: Int
     let rows: Int
@@ -19,7 +22,7 @@ struct QuantizedSoftmaxKernel<Element: QuantizedElement>: Kernel {
         guard case let .softmax(beta) = context.options else { throw context.fail("missing SoftmaxOptions") }
         input = try context.input(0)
         output = try context.output(0)
-        _ = try context.requireSameQuantizedType([output])
+        signed = try context.requireSameQuantizedType([output]) == .int8
         let shape = context.shape(input)
         depth = shape.last ?? 1
         guard depth > 0, context.graph.elementCount(output) == context.graph.elementCount(input) else {
@@ -34,6 +37,10 @@ struct QuantizedSoftmaxKernel<Element: QuantizedElement>: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
+        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+    }
+
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let x = memory.raw(input).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         table.withUnsafeBufferPointer { table in
@@ -47,7 +54,8 @@ struct QuantizedSoftmaxKernel<Element: QuantizedElement>: Kernel {
                 for j in 0..<depth { sum += base[Int(row[j])] }
                 let inverse = 1 / (sum * outputScale)
                 for j in 0..<depth {
-                    let value = Int32((base[Int(row[j])] * inverse).rounded(.toNearestOrEven)) + outputZeroPoint
+                    let p = base[Int(row[j])] * inverse
+                    let value = Element.isSigned ? Int32(p.rounded()) + outputZeroPoint : Int32(p + 0.5)
                     out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
                 }
             }
