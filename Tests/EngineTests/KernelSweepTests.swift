@@ -1,0 +1,99 @@
+import VisionTasksEngine
+import VisionTasksModelFormat
+import Foundation
+import VisionTasksTestSupport
+import XCTest
+
+/// Every kernel on synthetic one-operator models, as XNNPACK tests its micro-kernels: shape sweeps (channel counts
+/// that are not multiples of the vector width, odd sizes, every padding, stride, dilation and fused activation) in
+/// float32, uint8 and int8 with per-channel weights, against LiteRT on the same model and inputs
+/// (`.cache/kernel-sweeps/*.npz`, written by `tools/litert_kernel_sweeps.py`), and TFLite_Detection_PostProcess on
+/// 62 option sets, ties and degenerate boxes (`.cache/goldens-postprocess`, `tools/litert_postprocess_goldens.py`).
+final class KernelSweepTests: XCTestCase {
+    struct Case {
+        let label: String
+        let model: [UInt8]
+        let inputs: [NumPyArray]
+        /// LiteRT with its default path (XNNPACK where it takes the operator) and with builtin kernels only.
+        let outputs: [NumPyArray]
+        let builtin: [NumPyArray]
+    }
+
+    static func cases(_ file: URL) throws -> [Case] {
+        let archive = try TaskBundle(path: file.path)
+        var arrays: [String: NumPyArray] = [:]
+        for member in archive.members { arrays[String(member.path.dropLast(4))] = try NumPyArray(npy: member.bytes) }
+        let labels = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(arrays["cases.json"]).bytes)) as? [[String: Any]])
+        return try labels.indices.map { i in
+            func series(_ prefix: String) -> [NumPyArray] {
+                var values: [NumPyArray] = []
+                while let next = arrays["\(prefix)\(i)_\(values.count)"] { values.append(next) }
+                return values
+            }
+            return Case(label: labels[i]["label"] as? String ?? "case \(i)", model: try XCTUnwrap(arrays["m\(i)"]).bytes,
+                        inputs: series("a"), outputs: series("o"), builtin: series("b"))
+        }
+    }
+
+    static func files(_ directory: String, generatedBy tool: String) -> [URL] {
+        let url = Repository.root.appendingPathComponent(directory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.filter { $0.hasSuffix(".npz") }.sorted() ?? []
+        XCTAssertFalse(names.isEmpty, "no cases in \(url.path): run \(tool) (tools/run-tests does)")
+        return names.map { url.appendingPathComponent($0) }
+    }
+
+    /// Runs a case's model on its inputs and returns our outputs' bytes.
+    static func run(_ testCase: Case, threads: Int) throws -> [[UInt8]] {
+        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: testCase.model).slice), threads: threads)
+        for (index, input) in testCase.inputs.enumerated() { try interpreter.setInput(index, bytes: input.bytes) }
+        interpreter.invoke()
+        return try testCase.outputs.indices.map { try interpreter.outputBytes($0) }
+    }
+
+    func testEveryKernelOnShapeSweeps() throws {
+        var summary: [String] = []
+        for file in Self.files(".cache/kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py") {
+            var checked = 0, worstFloat: Float = 0
+            for testCase in try Self.cases(file) {
+                for threads in [1, 2] {
+                    let ours = try Self.run(testCase, threads: threads)
+                    for (k, reference) in testCase.outputs.enumerated() {
+                        let label = "\(file.lastPathComponent) \(testCase.label) output \(k), \(threads) threads"
+                        if reference.type == .float32 {
+                            let error = LiteRTGoldenTests.worstError(LiteRTGoldenTests.floats(ours[k]), reference.floats).relative
+                            worstFloat = max(worstFloat, error)
+                            XCTAssertLessThanOrEqual(error, LiteRTGoldenTests.tolerance, label)
+                        } else {
+                            XCTAssertEqual(QuantizedGoldenTests.lsb(ours[k], reference), 0, "\(label): LSB from LiteRT")
+                            // Within 1 LSB of LiteRT's builtin kernel too, where LiteRT's two paths agree that far (one
+                            // int8 MUL case has the builtin kernel saturate to the wrong end; XNNPACK and NumPy agree).
+                            if k < testCase.builtin.count, QuantizedGoldenTests.lsb(reference.bytes, testCase.builtin[k]) <= 1 {
+                                XCTAssertLessThanOrEqual(QuantizedGoldenTests.lsb(ours[k], testCase.builtin[k]), 1, "\(label): LSB from LiteRT's builtin kernel")
+                            }
+                        }
+                    }
+                }
+                checked += 1
+            }
+            summary.append("\(file.deletingPathExtension().lastPathComponent) \(checked)" + (worstFloat > 0 ? String(format: " (float %.1g)", worstFloat) : ""))
+        }
+        print("kernel sweeps: \(summary.joined(separator: ", "))")
+    }
+
+    func testDetectionPostProcessOnEveryOptionSet() throws {
+        for file in Self.files(".cache/goldens-postprocess", generatedBy: "tools/litert_postprocess_goldens.py") {
+            let cases = try Self.cases(file)
+            for testCase in cases {
+                let ours = try Self.run(testCase, threads: 1)
+                for (k, reference) in testCase.outputs.enumerated() {
+                    let mine = LiteRTGoldenTests.floats(ours[k]), theirs = reference.floats
+                    XCTAssertEqual(mine.count, theirs.count, "\(testCase.label) output \(k) size")
+                    // Unwritten slots are 0 in both (LiteRT's stored as 0 by the tool, ours zero-filled).
+                    let difference = zip(mine, theirs).map { abs($0 - $1) }.max() ?? 0
+                    XCTAssertLessThanOrEqual(difference, 1e-5, "\(testCase.label) output \(k)")
+                }
+            }
+            print("detection post-processing: \(cases.count) option sets and inputs equal LiteRT's")
+        }
+    }
+}
