@@ -19,6 +19,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     let weights: [Int32]
     let bias: [Int32]
     let scales: [Float]
+    /// Bias less input zero point × the channel's filter sum: the whole accumulator's zero-point term for pixels
+    /// whose window lies inside the input, so their taps multiply the stored values directly.
+    let interiorBias: [Int32]
     let requantization: Requantization
 
     init(_ context: OperatorContext) throws(EngineError) {
@@ -47,6 +50,10 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         bias = layer.bias
         scales = layer.scales
         requantization = layer.requantization
+        let taps = f[1] * f[2], zero = layer.input.zeroPoint, filterWeights = weights
+        interiorBias = (0..<f[3]).map { c in
+            (0..<taps).reduce(layer.bias[c]) { $0 &- zero &* filterWeights[$1 * f[3] + c] }
+        }
     }
 
     func run(_ memory: TensorMemory) {
@@ -72,22 +79,93 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     }
 
     private func rows<Element: QuantizedElement>(_ rows: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>) {
+        let interiorRows = y.interior, interiorColumns = x.interior
+        let square = multiplier == 1 && y.filter == x.filter && y.dilation == 1 && x.dilation == 1
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 scales.withUnsafeBufferPointer { s in
-                    for oy in rows { row(oy, source, destination, w.baseAddress!, b.baseAddress!, s.baseAddress!) }
+                    interiorBias.withUnsafeBufferPointer { ib in
+                        let (w, b, s, ib) = (w.baseAddress!, b.baseAddress!, s.baseAddress!, ib.baseAddress!)
+                        for oy in rows {
+                            guard square, interiorRows.contains(oy), !interiorColumns.isEmpty, y.filter == 3 || y.filter == 5 else {
+                                row(oy, 0..<x.output, source, destination, w, b, s)
+                                continue
+                            }
+                            row(oy, 0..<interiorColumns.lowerBound, source, destination, w, b, s)
+                            if y.filter == 3 {
+                                interior(oy, interiorColumns, source, destination, w, ib, s, ThreeTaps.self)
+                            } else {
+                                interior(oy, interiorColumns, source, destination, w, ib, s, FiveTaps.self)
+                            }
+                            row(oy, interiorColumns.upperBound..<x.output, source, destination, w, b, s)
+                        }
+                    }
                 }
             }
         }
     }
 
-    private func row<Element: QuantizedElement>(_ oy: Int, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
-                     _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>) {
+    /// Output pixels whose whole window lies inside the input, for a square 3 × 3 or 5 × 5 filter (a type, so that
+    /// the tap loops have constant bounds and unroll): 16 channels at a time in two accumulators, the stored values
+    /// multiplied directly (the zero point's share is in ``interiorBias``), no bounds checks.
+    private func interior<Element: QuantizedElement, Taps: FilterTaps>(
+        _ oy: Int, _ columns: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
+        _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
+        let store = RequantizedStore<Element>(requantization)
+        let rowStep = x.input * channels, columnStep = x.stride * channels
+        @inline(__always) func widen(_ p: UnsafePointer<Element>) -> SIMD8<Int32> { SIMD8<Int32>(widening: p, signed: Element.isSigned) }
+        @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
+        @inline(__always) func loadScale(_ c: Int) -> SIMD8<Float> { UnsafeRawPointer(scales + c).loadUnaligned(as: SIMD8<Float>.self) }
+        var origin = source + (y.source(oy, 0) * x.input + x.source(columns.lowerBound, 0)) * channels
+        var out = destination + (oy * x.output + columns.lowerBound) * channels
+        for _ in columns {
+            var c = 0
+            while c + 16 <= channels {
+                var acc0 = load(bias + c), acc1 = load(bias + c + 8)
+                for ky in 0..<Taps.size {
+                    for kx in 0..<Taps.size {
+                        let p = origin + ky * rowStep + kx * channels + c, tap = w + (ky * Taps.size + kx) * channels + c
+                        acc0 &+= widen(p) &* load(tap)
+                        acc1 &+= widen(p + 8) &* load(tap + 8)
+                    }
+                }
+                store.store(acc0, acc1, loadScale(c), loadScale(c + 8), out + c, 16)
+                c += 16
+            }
+            if c + 8 <= channels {
+                var acc = load(bias + c)
+                for ky in 0..<Taps.size {
+                    for kx in 0..<Taps.size {
+                        acc &+= widen(origin + ky * rowStep + kx * channels + c) &* load(w + (ky * Taps.size + kx) * channels + c)
+                    }
+                }
+                store.store(acc, loadScale(c), out + c)
+                c += 8
+            }
+            while c < channels {
+                var acc = bias[c]
+                for ky in 0..<Taps.size {
+                    for kx in 0..<Taps.size {
+                        acc &+= Int32(origin[ky * rowStep + kx * channels + c]) &* w[(ky * Taps.size + kx) * channels + c]
+                    }
+                }
+                out[c] = Element(truncatingIfNeeded: requantization(acc, scale: scales[c]))
+                c += 1
+            }
+            origin += columnStep
+            out += channels
+        }
+    }
+
+    /// Output pixels `range` of row `oy`, any filter: taps outside the input skipped, the zero point subtracted per tap.
+    private func row<Element: QuantizedElement>(_ oy: Int, _ range: Range<Int>, _ source: UnsafePointer<Element>,
+                                                _ destination: UnsafeMutablePointer<Element>,
+                                                _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>) {
         let taps = y.validTaps(oy)
         let store = RequantizedStore<Element>(requantization)
         let zero = SIMD8<Int32>(repeating: inputZeroPoint)
         let vectorChannels = multiplier == 1 ? channels & ~7 : 0
-        for ox in 0..<x.output {
+        for ox in range {
             let columns = x.validTaps(ox)
             let out = destination + (oy * x.output + ox) * channels
             var c = 0
@@ -120,3 +198,8 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         }
     }
 }
+
+/// A square depthwise filter's side as a type, so that loops over its taps have constant bounds.
+protocol FilterTaps { static var size: Int { get } }
+enum ThreeTaps: FilterTaps { static var size: Int { 3 } }
+enum FiveTaps: FilterTaps { static var size: Int { 5 } }
