@@ -11,6 +11,9 @@ import VisionTasksModelFormat
 ///   rounding on the tail past the last whole 16.
 struct QuantizeKernel: Kernel {
     enum Arithmetic: Sendable {
+        /// uint8 ↔ int8 with the same scale and the zero point moved by 128: the builtin's arithmetic gives exactly
+        /// the value with its top bit flipped (the multiplier of a ratio of 1 is exact), which is what this does.
+        case flipSignBit
         case fromFloat(inverseScale: Float)
         case xnnpack(multiplier: Int32)
         case builtin(FixedPointMultiplier)
@@ -41,7 +44,10 @@ struct QuantizeKernel: Kernel {
             let q = try context.quantization(input)
             inputZeroPoint = q.zeroPoint
             let ratio = q.scale / out.scale
-            if sourceType == context.type(output), ratio >= 1 / 256, ratio <= 128 {
+            let shift = context.type(output) == .int8 ? q.zeroPoint - out.zeroPoint : out.zeroPoint - q.zeroPoint
+            if sourceType != context.type(output), q.scale == out.scale, shift == 128 {
+                arithmetic = .flipSignBit
+            } else if sourceType == context.type(output), ratio >= 1 / 256, ratio <= 128 {
                 arithmetic = .xnnpack(multiplier: Int32((256 * ratio).rounded(.toNearestOrEven)))
             } else {
                 arithmetic = .builtin(FixedPointMultiplier(Double(q.scale) / Double(out.scale)))
@@ -62,6 +68,8 @@ struct QuantizeKernel: Kernel {
             inputSigned ? Int32(Int8(bitPattern: source[i])) : Int32(source[i])
         }
         switch arithmetic {
+        case .flipSignBit:
+            for i in 0..<count { destination[i] = source[i] ^ 0x80 }
         case let .fromFloat(inverseScale):
             let x = memory.floats(input)
             for i in 0..<count {

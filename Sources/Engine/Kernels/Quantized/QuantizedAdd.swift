@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// ADD and SUB on uint8 or int8, with NumPy broadcasting.
@@ -77,7 +78,24 @@ struct QuantizedAddKernel: Kernel {
         switch arithmetic {
         case let .xnnpack(aMultiplier, bMultiplier, bias, shift):
             plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
-                for i in 0..<count {
+                var start = 0
+                if strideA == 1, strideB == 1 {
+                    // Eight lanes at a time where both inputs run contiguously (residual ADDs: same shapes).
+                    let vectorBias = SIMD8<Int32>(repeating: bias), am = SIMD8<Int32>(repeating: aMultiplier)
+                    let bm = SIMD8<Int32>(repeating: bMultiplier), zero = SIMD8<Int32>(repeating: outputZeroPoint)
+                    let shifts = SIMD8<Int32>(repeating: shift)
+                    let low = SIMD8<Int32>(repeating: lower), high = SIMD8<Int32>(repeating: upper)
+                    while start + 8 <= count {
+                        let va = SIMD8<Int32>(widening: x + offsetA + start, signed: Element.isSigned)
+                        let vb = SIMD8<Int32>(widening: y + offsetB + start, signed: Element.isSigned)
+                        var value = ((vectorBias &+ va &* am &+ vb &* bm) &>> shifts) &+ zero
+                        value = value.replacing(with: low, where: value .< low).replacing(with: high, where: value .> high)
+                        let bytes = narrowToBytes(value, .zero, signed: Element.isSigned)
+                        UnsafeMutableRawPointer(z + offsetOut + start).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
+                        start += 8
+                    }
+                }
+                for i in start..<count {
                     let sum = bias &+ Int32(x[offsetA + i * strideA]) &* aMultiplier &+ Int32(y[offsetB + i * strideB]) &* bMultiplier
                     z[offsetOut + i] = Element(truncatingIfNeeded: min(max((sum >> shift) &+ outputZeroPoint, lower), upper))
                 }

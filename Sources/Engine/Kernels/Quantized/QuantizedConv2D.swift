@@ -17,10 +17,18 @@ struct QuantizedConv2DKernel: Kernel {
     let y: WindowAxis
     let x: WindowAxis
     let inputZeroPoint: Int32
+    /// Output rows and columns whose windows lie inside the input (computed once: `WindowAxis.interior` divides).
+    let interiorRows: Range<Int>
+    let interiorColumns: Range<Int>
     let gemm: QuantizedGEMM
     let requantization: Requantization
 
     var scratchBytes: Int { y.output * x.output * gemm.depth * 2 }
+
+    var isPointwise: Bool {
+        y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
+            && y.input == y.output && x.input == x.output
+    }
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .conv2D(options) = context.options else { throw context.fail("missing Conv2DOptions") }
@@ -40,6 +48,8 @@ struct QuantizedConv2DKernel: Kernel {
             try context.windowAxis(input: padded.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding),
             try context.windowAxis(input: padded.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding))
         try context.expect([batch, y.output, x.output, f[0]], forOutput: 0)
+        interiorRows = y.interior
+        interiorColumns = x.interior
         let layer = try QuantizedLayer(context, filter: filter, filterAxis: 0, channels: f[0], activation: options.activation)
         inputZeroPoint = layer.input.zeroPoint
         requantization = layer.requantization
@@ -72,7 +82,22 @@ struct QuantizedConv2DKernel: Kernel {
 
     private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
                                                  _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>) {
-        for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth) }
+        if isPointwise {
+            // A 1 × 1, stride-1 filter's patches are the input's pixels as they lie: widen the band in one loop.
+            let zero = Int16(inputZeroPoint), depth = gemm.depth
+            if depth == inputChannels {
+                let start = source + pixels.lowerBound * inputChannels, target = scratch + pixels.lowerBound * depth
+                for i in 0..<pixels.count * inputChannels { target[i] = Int16(start[i]) &- zero }
+            } else {
+                for p in pixels {
+                    let pixel = source + p * inputChannels, row = scratch + p * depth
+                    for c in 0..<inputChannels { row[c] = Int16(pixel[c]) &- zero }
+                    row[inputChannels] = 0
+                }
+            }
+        } else {
+            for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth) }
+        }
         gemm.run(a: scratch, lda: gemm.depth, rows: pixels, c: destination, ldc: gemm.columns, requantization: requantization)
     }
 
@@ -81,6 +106,17 @@ struct QuantizedConv2DKernel: Kernel {
         let oy = p / x.output, ox = p % x.output
         let zero = Int16(inputZeroPoint)
         var column = 0
+        if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
+            // The whole window inside the input: each filter row is one contiguous run of kw × channels values.
+            let run = x.filter * inputChannels
+            for ky in 0..<y.filter {
+                let start = source + (y.source(oy, ky) * x.input + x.source(ox, 0)) * inputChannels
+                for i in 0..<run { row[column + i] = Int16(start[i]) &- zero }
+                column += run
+            }
+            if column < gemm.depth { (row + column).initialize(repeating: 0, count: gemm.depth - column) }
+            return
+        }
         for ky in 0..<y.filter {
             let iy = y.source(oy, ky)
             for kx in 0..<x.filter {
