@@ -21,6 +21,21 @@ tanh 1/128 (128 uint8, 0 int8). Inputs are random with a fixed seed per family: 
 whole type range, float inputs uniformly in [−2, 2]. A case whose builtin output is all one value or more than
 half saturated is drawn again (up to DRAWS times), unless it is constant by definition (softmax over one element).
 
+After each family's grid come extra cases (appended, so that the grid keeps its indices) for every path of LiteRT's
+quantized arithmetic, uint8 and int8 each, labelled with the path they aim at ("builtin-fallback …", "xnnpack …",
+"builtin …") and checked against it (expected_path): ADD and SUB with an input/output scale ratio outside
+[1/1024, 256) and inside (boundaries exactly), MUL with (a·b)/out outside [1/65536, 256), broadcasting, zero points at
+the ends of the range; fused RELU_N1_TO_1 everywhere, with output scales that put activation bounds exactly on .5
+(where XNNPACK rounds half to even and the builtin kernels half away); same-type QUANTIZE with ratios outside [1/256,
+128], uint8 <-> int8 with n % 16 ≠ 0, float inputs on .5 ties and ±inf, NaN, ±1e30; MAX_POOL_2D with stride > filter
+and 1×1 filters; AVERAGE_POOL_2D with SAME partial windows and depth > 256; MEAN over {1}, {2}, {3}, {1,2,3};
+SOFTMAX ties (p·256 = .5) and uint8 output zero points the kernel ignores; LOGISTIC and TANH with other output
+parameters; RESIZE_BILINEAR to a side of 1 and downsampling with half_pixel_centers; convolutions with depth
+multiplier 3 and output zero points at the range ends. Extra cases fix some quantization parameters (see the *_EXTRA
+tables), an output zero point kept while its scale is calibrated (see fit), and some inputs' values near their zero
+point (see spread_input). LOGISTIC with output parameters other than 1/256 is one XNNPACK runs and the builtin kernel
+refuses: those cases keep AUTO's outputs alone (builtin_error).
+
 One .npz per family is written to the cache directory (conv2d.npz, depthwise_conv2d.npz, fully_connected.npz,
 add.npz, sub.npz, mul.npz, pool.npz (average and max), mean.npz, softmax.npz, logistic.npz, tanh.npz,
 concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, quantize.npz, dequantize.npz), holding for case i:
@@ -29,21 +44,24 @@ concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, quantize.npz, d
 - `a<i>_<j>`: graph input j;
 - `o<i>_<k>`: output k from LiteRT with OpResolverType.AUTO (the XNNPACK delegate where it takes the operator),
   1 thread; absent when the AUTO interpreter fails (auto_error);
-- `b<i>_<k>`: output k from LiteRT's builtin kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), 1 thread;
+- `b<i>_<k>`: output k from LiteRT's builtin kernels (BUILTIN_WITHOUT_DEFAULT_DELEGATES), 1 thread; absent when
+  the builtin kernel refuses a case that XNNPACK runs (builtin_error);
 - `cases.json`: per case {"label": type and parameters, "op": the builtin operator's name, "type": float32, uint8
   or int8 (for QUANTIZE the output's), "version": the operator code version, "delegated": whether XNNPACK took it
   (a DELEGATE node in the AUTO interpreter), "max_diff": per output the largest |AUTO − builtin| (LSB for integer
-  outputs, absolute for float ones; null without AUTO outputs), "saturated": per output the share of quantized
-  outputs at a limit of the type that is not the output's zero point (null for float; a RELU6 clamp at the top
-  counts), "constant": per output whether all its values are equal, "draws": how many random draws it took, and
-  "constant_by_definition" / "auto_error" where they apply};
+  outputs, absolute for float ones; null without AUTO or builtin outputs), "saturated": per output the share of
+  quantized outputs at a limit of the type that is not the output's zero point (null for float; a RELU6 clamp at the
+  top counts), "constant": per output whether all its values are equal, "draws": how many random draws it took, and
+  "constant_by_definition" / "auto_error" / "builtin_error" where they apply, and for extra cases
+  "expected_path": "xnnpack" or "builtin", the path the spec of LiteRT's quantized arithmetic gives them};
 - `rejected.json`: [label, error] of every model LiteRT's builtin kernels refuse; it gets no index. Expected
   there: CONV_2D and DEPTHWISE_CONV_2D with the bias omitted (see CONV) and int8 CONCATENATION of differently
   quantized inputs (LiteRT's int8 kernel needs every input quantized as the output; uint8 requantizes).
 
 A summary is printed when a family is regenerated (or for all with --summary): cases, how many XNNPACK took and,
 per case, the largest AUTO − builtin difference and the largest saturated share; cases still degenerate after
-DRAWS draws are flagged DEGENERATE.
+DRAWS draws are flagged DEGENERATE, and extra cases that XNNPACK took or left against their expected_path are flagged
+UNEXPECTED PATH.
 
 Usage: pip install ai-edge-litert numpy flatbuffers
        python3 tools/litert_kernel_sweeps.py [--out .cache/kernel-sweeps] [--families conv2d,mean] [--force]
@@ -69,7 +87,7 @@ TENSOR_TYPE = {"float32": schema.TensorType.FLOAT32, "uint8": schema.TensorType.
                "int8": schema.TensorType.INT8, "int32": schema.TensorType.INT32}
 LIMITS = {"uint8": (0, 255), "int8": (-128, 127)}
 ACTIVATION = {"NONE": schema.ActivationFunctionType.NONE, "RELU": schema.ActivationFunctionType.RELU,
-              "RELU6": schema.ActivationFunctionType.RELU6}
+              "RELU6": schema.ActivationFunctionType.RELU6, "RELU_N1_TO_1": schema.ActivationFunctionType.RELU_N1_TO_1}
 PADDING = {"SAME": schema.Padding.SAME, "VALID": schema.Padding.VALID}
 
 
@@ -235,9 +253,11 @@ def run(content, values, resolver):
     return outputs, delegated
 
 
-def fit(values, kind):
+def fit(values, kind, zero_point=None):
     """(scale, zero point) mapping the range of these real values, zero included, onto the type's range, as a
-    converter calibrates: the extreme 0.2% of a large output left out, 2% margin on a side that is not a clamp."""
+    converter calibrates: the extreme 0.2% of a large output left out, 2% margin on a side that is not a clamp.
+    With a zero point given (one at a limit of the type, say) only the scale is fitted: the smallest that keeps
+    the range on the zero point's sides that have room."""
     v = values.astype(np.float64).ravel()
     lo, hi = (np.percentile(v, [0.2, 99.8]) if v.size >= 100 else (v.min(), v.max()))
     margin = 0.02 * max(hi - lo, abs(lo), abs(hi), 1e-3)
@@ -249,6 +269,10 @@ def fit(values, kind):
     if hi - lo < 1e-3:
         hi = lo + 1e-3
     qmin, qmax = LIMITS[kind]
+    if zero_point is not None:
+        sides = ([hi / (qmax - zero_point)] if qmax > zero_point else []) + (
+            [-lo / (zero_point - qmin)] if zero_point > qmin else [])
+        return float(np.float32(max(max(sides), 1e-3 / (qmax - qmin)))), int(zero_point)
     scale = float(np.float32((hi - lo) / (qmax - qmin)))
     zero_point = int(np.clip(round(qmin - lo / scale), qmin, qmax))
     return scale, zero_point
@@ -291,11 +315,16 @@ def execute(case):
             if t.shape is None:
                 t.shape = list(value.shape)
             if t.quantized() and t.scale is None:
-                scale, zero_point = fit(value, t.kind)
+                scale, zero_point = fit(value, t.kind, t.zero_point[0] if t.zero_point else None)
                 t.scale, t.zero_point = [scale], [zero_point]
     content = build(case, version(case), case.inputs, case.outputs)
-    builtin, _ = run(content, values, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
-    return content, values, builtin
+    try:
+        builtin, _ = run(content, values, OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES)
+    except Exception as error:
+        if not case.parameters.get("builtin_may_refuse"):
+            raise
+        return content, values, None, message(error)
+    return content, values, builtin, None
 
 
 def constant(value):
@@ -338,8 +367,37 @@ def like(t, shape, rng):
     return activation(rng, t.kind, shape, t.scale[0], t.zero_point[0])
 
 
+def zero_point_of(rng, kind, spec):
+    """A zero point: a number, None (drawn anywhere in the type's range), "min", "max" or "mid" (uint8 128, int8 0)."""
+    qmin, qmax = LIMITS[kind]
+    if spec is None:
+        return int(rng.integers(qmin, qmax + 1))
+    return {"min": qmin, "max": qmax, "mid": (qmin + qmax + 1) // 2}.get(spec, spec)
+
+
+def spread_input(rng, kind, shape, scale=None, zero_point=None, spread=None):
+    """A quantized graph input with this scale (None: drawn from 0.02–0.1) and zero point (see zero_point_of) whose
+    values are uniform over the type (spread None), within ±spread of the zero point (a number), "sparse": the
+    zero point 70% of the time, else 1 or 2 from it (for scale ratios so large that any other value saturates), or
+    "mixed": the zero point 60% of the time, else uniform over the type (far enough from the zero point, with such
+    ratios, to overflow 16-bit intermediates)."""
+    qmin, qmax = LIMITS[kind]
+    zero_point = zero_point_of(rng, kind, zero_point)
+    x = activation(rng, kind, shape, scale, zero_point)
+    if spread is not None:
+        if spread == "mixed":
+            offsets = np.where(rng.random(shape) < 0.6, 0, x.value.astype(np.int64) - zero_point)
+        elif spread == "sparse":
+            offsets = rng.choice([-2, -1, 0, 1, 2], size=shape, p=[0.075, 0.075, 0.7, 0.075, 0.075])
+        else:
+            offsets = rng.integers(-spread, spread + 1, shape)
+        x.value = np.clip(zero_point + offsets, qmin, qmax).astype(NUMPY[kind])
+    return x
+
+
 def output(kind, shape=None, scale=None, zero_point=None):
-    """A graph output; quantized without a scale it is calibrated on the float twin (see fit)."""
+    """A graph output; quantized without a scale it is calibrated on the float twin (see fit), keeping the zero
+    point if one is given."""
     return T(shape, kind, scale=None if scale is None else [scale],
              zero_point=None if zero_point is None else [zero_point])
 
@@ -429,20 +487,56 @@ CONV = [
 ]
 
 
+def tagged(extra):
+    """An extra case's (tag, input zero point, output (scale, zero point), path) (see CONV_EXTRA); none for a
+    case of the main grid."""
+    return extra or ("", None, (None, None), None)
+
+
+def extra_input(rng, kind, shape, zero_point):
+    return activation(rng, kind, shape) if kind == "float32" or zero_point is None else spread_input(
+        rng, kind, shape, None, zero_point)
+
+
+def extra_output(rng, kind, y):
+    scale, zero_point = y
+    if kind == "float32" or (scale is None and zero_point is None):
+        return output(kind)
+    return output(kind, None, scale, zero_point_of(rng, kind, zero_point))
+
+
+# Extra cases of the convolutions and fully connected (tag, configuration as in the main grid, input zero point,
+# output (scale, zero point), path per the spec, quantized only). A scale of None is calibrated (keeping the zero
+# point given); zero points as in zero_point_of. RELU_N1_TO_1 with an output scale of 0.4 puts the bounds on .5
+# (zp ± 2.5), where XNNPACK's bounds round half to even.
+CONV_EXTRA = [
+    ("RELU_N1_TO_1", (9, 9, 8, 16, 3, 3, 1, "SAME", 1, "RELU_N1_TO_1", True), None, (None, "mid"), "xnnpack", False),
+    ("RELU_N1_TO_1 bounds at .5 (output scale 0.4)", (5, 7, 3, 7, 1, 1, 1, "VALID", 1, "RELU_N1_TO_1", True), None,
+     (0.4, "mid"), "xnnpack", True),
+    ("input zp max, output zp min", (9, 9, 13, 5, 3, 3, 2, "SAME", 1, "NONE", True), "max", (None, "min"), "xnnpack",
+     True),
+    ("input zp min, output zp max", (5, 7, 8, 19, 3, 3, 1, "VALID", 1, "NONE", True), "min", (None, "max"), "xnnpack",
+     True),
+    ("output zp min RELU6", (9, 9, 3, 16, 3, 3, 1, "SAME", 1, "RELU6", True), None, (None, "min"), "xnnpack", True),
+]
+
+
 def conv2d(rng):
-    def make(kind, config, omit_bias=False):
+    def make(kind, config, omit_bias=False, extra=None):
         h, w, cin, cout, kh, kw, stride, padding, dilation, act, has_bias = config
-        x = activation(rng, kind, [1, h, w, cin])
+        tag, x_zp, y, path = tagged(extra)
+        x = extra_input(rng, kind, [1, h, w, cin], x_zp)
         fan_in = kh * kw * cin
         filter_ = weights(rng, kind, [cout, kh, kw, cin], 0, fan_in)
         b = None if omit_bias else bias(rng, kind, cout, x, filter_, fan_in, zero=not has_bias)
-        label = (f"1x{h}x{w}x{cin} k{kh}x{kw} s{stride} {padding}" + (f" d{dilation}" if dilation > 1 else "")
+        label = ((f"{tag}: " if tag else "") + f"1x{h}x{w}x{cin} k{kh}x{kw} s{stride} {padding}"
+                 + (f" d{dilation}" if dilation > 1 else "")
                  + act_label(act) + ("" if has_bias else " no bias (-1)" if omit_bias else " zero-bias")
                  + f" -> {cout}")
-        return Case(label, "CONV_2D", kind, [x, filter_, b], [output(kind)],
+        return Case(label, "CONV_2D", kind, [x, filter_, b], [extra_output(rng, kind, y)],
                     options("Conv2DOptions", padding=PADDING[padding], strideW=stride, strideH=stride,
                             fusedActivationFunction=ACTIVATION[act], dilationWFactor=dilation,
-                            dilationHFactor=dilation))
+                            dilationHFactor=dilation), path=path)
 
     for kind in KINDS:
         omitted = False
@@ -451,6 +545,10 @@ def conv2d(rng):
             if not config[-1] and not omitted:
                 omitted = True
                 yield partial(make, kind, config, True)
+    for tag, config, x_zp, y, path, quantized_only in CONV_EXTRA:  # appended: the main grid keeps its indices
+        for kind in KINDS:
+            if not (quantized_only and kind == "float32"):
+                yield partial(make, kind, config, extra=(tag, x_zp, y, path if kind != "float32" else None))
 
 
 # (H, W, C, multiplier, kernel, stride, padding, dilation, activation, bias); bias as for CONV
@@ -476,21 +574,37 @@ DEPTHWISE = [
 ]
 
 
+# as CONV_EXTRA, with DEPTHWISE configurations
+DEPTHWISE_EXTRA = [
+    ("multiplier 3", (9, 9, 5, 3, 3, 1, "SAME", 1, "RELU6", True), None, (None, None), "xnnpack", False),
+    ("multiplier 3", (5, 7, 7, 3, 3, 2, "VALID", 1, "NONE", True), None, (None, None), "xnnpack", False),
+    ("multiplier 3", (1, 1, 2, 3, 3, 1, "SAME", 1, "RELU", True), None, (None, None), "xnnpack", False),
+    ("RELU_N1_TO_1", (9, 9, 8, 1, 3, 1, "SAME", 1, "RELU_N1_TO_1", True), None, (None, "mid"), "xnnpack", False),
+    ("multiplier 3 RELU_N1_TO_1 bounds at .5 (output scale 0.4)", (5, 7, 4, 3, 3, 1, "SAME", 1, "RELU_N1_TO_1", True),
+     None, (0.4, "mid"), "xnnpack", True),
+    ("input zp max, output zp min", (9, 9, 13, 1, 3, 2, "SAME", 1, "NONE", True), "max", (None, "min"), "xnnpack",
+     True),
+    ("input zp min, output zp max", (9, 9, 7, 2, 3, 1, "VALID", 1, "NONE", True), "min", (None, "max"), "xnnpack",
+     True),
+]
+
+
 def depthwise_conv2d(rng):
-    def make(kind, config, omit_bias=False):
+    def make(kind, config, omit_bias=False, extra=None):
         h, w, c, multiplier, k, stride, padding, dilation, act, has_bias = config
-        x = activation(rng, kind, [1, h, w, c])
+        tag, x_zp, y, path = tagged(extra)
+        x = extra_input(rng, kind, [1, h, w, c], x_zp)
         cout = c * multiplier
         filter_ = weights(rng, kind, [1, k, k, cout], 3, k * k)
         b = None if omit_bias else bias(rng, kind, cout, x, filter_, k * k, zero=not has_bias)
-        label = (f"1x{h}x{w}x{c} k{k}x{k} m{multiplier} s{stride} {padding}"
+        label = ((f"{tag}: " if tag else "") + f"1x{h}x{w}x{c} k{k}x{k} m{multiplier} s{stride} {padding}"
                  + (f" d{dilation}" if dilation > 1 else "") + act_label(act)
                  + ("" if has_bias else " no bias (-1)" if omit_bias else " zero-bias"))
-        return Case(label, "DEPTHWISE_CONV_2D", kind, [x, filter_, b], [output(kind)],
+        return Case(label, "DEPTHWISE_CONV_2D", kind, [x, filter_, b], [extra_output(rng, kind, y)],
                     options("DepthwiseConv2DOptions", padding=PADDING[padding], strideW=stride, strideH=stride,
                             depthMultiplier=multiplier, fusedActivationFunction=ACTIVATION[act],
                             dilationWFactor=dilation, dilationHFactor=dilation),
-                    dilation=dilation)
+                    dilation=dilation, path=path)
 
     for kind in KINDS:
         omitted = False
@@ -499,6 +613,10 @@ def depthwise_conv2d(rng):
             if not config[-1] and not omitted:
                 omitted = True
                 yield partial(make, kind, config, True)
+    for tag, config, x_zp, y, path, quantized_only in DEPTHWISE_EXTRA:
+        for kind in KINDS:
+            if not (quantized_only and kind == "float32"):
+                yield partial(make, kind, config, extra=(tag, x_zp, y, path if kind != "float32" else None))
 
 
 # (depth, units, rows, input rank, keep_num_dims, activation, bias); without bias the bias input is omitted (−1),
@@ -519,22 +637,37 @@ FULLY_CONNECTED = [
 ]
 
 
+# as CONV_EXTRA, with FULLY_CONNECTED configurations
+FULLY_CONNECTED_EXTRA = [
+    ("RELU_N1_TO_1", (64, 17, 3, 2, False, "RELU_N1_TO_1", True), None, (None, "mid"), "xnnpack", False),
+    ("RELU_N1_TO_1 bounds at .5 (output scale 0.4)", (7, 10, 3, 2, False, "RELU_N1_TO_1", True), None, (0.4, "mid"),
+     "xnnpack", True),
+    ("input zp max, output zp min", (33, 13, 3, 2, False, "NONE", True), "max", (None, "min"), "xnnpack", True),
+    ("input zp min, output zp max", (33, 13, 1, 3, True, "NONE", False), "min", (None, "max"), "xnnpack", True),
+]
+
+
 def fully_connected(rng):
-    def make(kind, config):
+    def make(kind, config, extra=None):
         depth, units, rows, rank, keep, act, has_bias = config
+        tag, x_zp, y, path = tagged(extra)
         shape = [rows, depth] if rank == 2 else [1, rows, depth]
-        x = activation(rng, kind, shape)
+        x = extra_input(rng, kind, shape, x_zp)
         w = weights(rng, kind, [units, depth], 0, depth)
         b = bias(rng, kind, units, x, w, depth) if has_bias else None
-        label = ("x".join(map(str, shape)) + f" -> {units}" + (" keep_num_dims" if keep else "")
-                 + act_label(act) + ("" if has_bias else " no bias (-1)"))
-        return Case(label, "FULLY_CONNECTED", kind, [x, w, b], [output(kind)],
+        label = ((f"{tag}: " if tag else "") + "x".join(map(str, shape)) + f" -> {units}"
+                 + (" keep_num_dims" if keep else "") + act_label(act) + ("" if has_bias else " no bias (-1)"))
+        return Case(label, "FULLY_CONNECTED", kind, [x, w, b], [extra_output(rng, kind, y)],
                     options("FullyConnectedOptions", fusedActivationFunction=ACTIVATION[act], keepNumDims=keep),
-                    keep_num_dims=keep)
+                    keep_num_dims=keep, path=path)
 
     for kind in KINDS:
         for config in FULLY_CONNECTED:
             yield partial(make, kind, config)
+    for tag, config, x_zp, y, path, quantized_only in FULLY_CONNECTED_EXTRA:
+        for kind in KINDS:
+            if not (quantized_only and kind == "float32"):
+                yield partial(make, kind, config, extra=(tag, x_zp, y, path if kind != "float32" else None))
 
 
 # (shape a, shape b, activation, both inputs quantized alike)
@@ -549,6 +682,75 @@ BINARY = [
 ]
 
 
+A = [1, 4, 5, 7]
+# Extra ADD / SUB / MUL cases (uint8 and int8) over the paths of LiteRT's quantized arithmetic: XNNPACK takes ADD and
+# SUB when each input scale / output scale lies in [1/1024, 256), MUL when (a scale × b scale) / output scale lies in
+# [1/65536, 256); otherwise LiteRT's builtin kernels run ("builtin-fallback": fixed-point rescaling, activation bounds
+# rounded half away from zero). An output scale of 0.4 puts RELU_N1_TO_1's bounds on .5 (zp ± 2.5), 0.48 RELU6's top
+# (zp + 12.5), where XNNPACK (half to even) and the builtin kernels (half away) differ. "sparse" inputs (mostly their
+# zero point) keep a ratio ≥ 256 from saturating everything.
+# (tag, shape a, shape b, activation, a, b, output, path per the spec), a and b (scale, zero point, spread), the
+# output (scale, zero point). A scale is a number, None (an input's drawn from 0.02–0.1, the output's calibrated,
+# keeping its zero point), "drawn" (the output's, 0.02–0.1) or ("y", r): r × the output's scale. Zero points as in
+# zero_point_of, spreads as in spread_input. SUB gets b's zero point at the other end, so that a − b keeps one sign.
+ADD_SUB_EXTRA = [
+    ("builtin-fallback b/y=1/2000", A, A, "NONE", (("y", 0.8), "mid", None), (("y", 1 / 2000), None, None),
+     ("drawn", "mid"), "builtin"),
+    ("builtin-fallback b/y=1/1500 broadcast", A, [1, 1, 1, 7], "RELU", (("y", 1.2), "mid", None),
+     (("y", 1 / 1500), None, None), ("drawn", "mid"), "builtin"),
+    ("builtin-fallback b/y=1/3000 broadcast", A, [1], "RELU6", (("y", 1.0), "mid", None),
+     (("y", 1 / 3000), None, None), ("drawn", "mid"), "builtin"),
+    ("builtin-fallback a/y=300 sparse broadcast", A, [1, 4, 1, 1], "NONE", (("y", 300), "mid", "sparse"),
+     (("y", 0.5), None, None), ("drawn", "mid"), "builtin"),
+    ("builtin-fallback a/y=256 exactly sparse", A, A, "RELU", (2 ** -2, "mid", "sparse"), (2 ** -11, None, None),
+     (2 ** -10, "mid"), "builtin"),
+    ("builtin-fallback b/y=1/2000 RELU_N1_TO_1 bounds at .5, zero points at range ends", A, [1, 4, 1, 1],
+     "RELU_N1_TO_1", (0.008, "min", None), (("y", 1 / 2000), "max", None), (0.4, "mid"), "builtin"),
+    ("builtin-fallback b/y=1/2000 RELU6 top at .5, zero points at range ends", A, [1, 4, 5, 1], "RELU6",
+     (0.02, "min", None), (("y", 1 / 2000), "min", None), (0.48, "min"), "builtin"),
+    ("xnnpack a/y=255 sparse broadcast", A, [7], "NONE", (("y", 255), "mid", "sparse"), (("y", 0.7), None, None),
+     ("drawn", "mid"), "xnnpack"),
+    ("xnnpack b/y=1/1024 exactly", A, A, "NONE", (2 ** -6, "mid", None), (2 ** -16, None, None), (2 ** -6, "mid"),
+     "xnnpack"),
+    ("xnnpack RELU_N1_TO_1 bounds at .5, zero points at range ends", A, [1, 4, 1, 1], "RELU_N1_TO_1",
+     (0.008, "min", None), (0.006, "max", None), (0.4, "mid"), "xnnpack"),
+    ("xnnpack RELU_N1_TO_1 broadcast", A, [7], "RELU_N1_TO_1", (0.006, None, None), (0.004, None, None),
+     (None, "mid"), "xnnpack"),
+    ("xnnpack zero points at range ends", A, [1, 1, 1, 7], "NONE", (None, "max", None), (None, "max", None),
+     (None, "max"), "xnnpack"),
+    ("xnnpack RELU6 top at .5, zero points at range ends", A, A, "RELU6", (0.02, "min", None), (0.01, "min", None),
+     (0.48, "min"), "xnnpack"),
+    ("builtin-fallback a/y=300 mixed (beyond int16 before the clamp)", A, A, "NONE", (("y", 300), "mid", "mixed"),
+     (("y", 0.5), None, None), ("drawn", "mid"), "builtin"),
+    ("builtin-fallback a/y=300 mixed (beyond int16 before the clamp) broadcast, output zp min", A, [7], "NONE",
+     (("y", 300), "mid", "mixed"), (("y", 0.5), None, None), ("drawn", "min"), "builtin"),
+]
+MUL_EXTRA = [
+    ("builtin-fallback ab/y=1/70000, zero points min", A, A, "NONE", (0.05, "min", None), (0.05, "min", None),
+     (0.05 * 0.05 * 70000, "mid"), "builtin"),
+    ("builtin-fallback ab/y=1/100000 broadcast, zero points min", A, [7], "RELU", (0.04, "min", None),
+     (0.03, "min", None), (0.04 * 0.03 * 100000, None), "builtin"),
+    ("xnnpack ab/y=1/65536 exactly, zero points min", A, A, "NONE", (2 ** -4, "min", None), (2 ** -4, "min", None),
+     (2 ** 8, "mid"), "xnnpack"),
+    ("builtin-fallback ab/y=1/65536 x 0.999, zero points min", A, A, "NONE", (2 ** -4, "min", None),
+     (2 ** -4, "min", None), (2 ** 8 * 1.001, "mid"), "builtin"),
+    ("builtin-fallback ab/y=300 sparse broadcast", A, [1, 4, 1, 1], "NONE", (0.05, "mid", "sparse"),
+     (0.04, "mid", None), (0.05 * 0.04 / 300, "mid"), "builtin"),
+    ("builtin-fallback ab/y=256 exactly sparse", A, A, "RELU", (2 ** -2, "mid", "sparse"), (2 ** -3, "mid", "sparse"),
+     (2 ** -13, "mid"), "builtin"),
+    ("xnnpack RELU_N1_TO_1 bounds at .5 broadcast", A, [1, 4, 1, 1], "RELU_N1_TO_1", (0.01, None, None),
+     (0.02, None, None), (0.4, "mid"), "xnnpack"),
+    ("xnnpack zero points at range ends", A, [7], "NONE", (None, "max", None), (None, "min", None), (None, "max"),
+     "xnnpack"),
+    ("builtin-fallback ab/y=300 mixed (beyond int16 before the clamp)", A, A, "NONE", (0.05, "mid", "mixed"),
+     (0.04, "mid", "mixed"), (0.05 * 0.04 / 300, "mid"), "builtin"),
+    ("builtin-fallback ab/y=300 mixed (beyond int16 before the clamp), output zp min", A, A, "NONE",
+     (0.05, "mid", "mixed"), (0.04, "mid", "mixed"), (0.05 * 0.04 / 300, "min"), "builtin"),
+    ("builtin-fallback ab/y=300 mixed (beyond int16 before the clamp) broadcast, output zp min", A, [1, 1, 1, 7],
+     "NONE", (0.05, "mid", "mixed"), (0.04, "mid", None), (0.05 * 0.04 / 300, "min"), "builtin"),
+]
+
+
 def binary(name, options_name):
     def family(rng):
         def make(kind, config):
@@ -560,9 +762,34 @@ def binary(name, options_name):
             return Case(label, name, kind, [a, b], [output(kind)],
                         options(options_name, fusedActivationFunction=ACTIVATION[act]))
 
+        def make_extra(kind, config):
+            tag, shape_a, shape_b, act, qa, qb, (y_scale, y_zp), path = config
+            if y_scale == "drawn":
+                y_scale = log_uniform(rng, 0.02, 0.1)
+
+            def operand(shape, q, flip):
+                scale, zero_point, spread = q
+                if isinstance(scale, tuple):
+                    scale = scale[1] * y_scale
+                if flip and zero_point in ("min", "max"):
+                    zero_point = "max" if zero_point == "min" else "min"
+                return spread_input(rng, kind, shape, None if scale is None else float(np.float32(scale)),
+                                    zero_point, spread)
+
+            a = operand(shape_a, qa, False)
+            b = operand(shape_b, qb, name == "SUB")
+            out = output(kind, None, y_scale,
+                         None if y_zp is None and y_scale is None else zero_point_of(rng, kind, y_zp))
+            label = f"{tag}: " + "x".join(map(str, shape_a)) + " " + "x".join(map(str, shape_b)) + act_label(act)
+            return Case(label, name, kind, [a, b], [out],
+                        options(options_name, fusedActivationFunction=ACTIVATION[act]), path=path)
+
         for kind in KINDS:
             for config in BINARY:
                 yield partial(make, kind, config)
+        for config in MUL_EXTRA if name == "MUL" else ADD_SUB_EXTRA:  # appended: the main grid keeps its indices
+            for kind in ("uint8", "int8"):
+                yield partial(make_extra, kind, config)
     return family
 
 
@@ -573,6 +800,44 @@ POOL = [
     (3, 3, 2, "VALID", 9, 9, 33, "RELU6"),
     (None, None, 1, "VALID", 5, 7, 17, "NONE"),
     (2, 2, 2, "SAME", 5, 7, 3, "RELU"),
+]
+
+
+# Extra pool cases: (op, tag, filter h, filter w, stride h, stride w, padding, H, W, C, activation, quantized input
+# (scale, spread) or None for a drawn one, quantized only, path per the spec). MAX_POOL_2D runs builtin when a stride
+# exceeds the filter; a 1×1 filter becomes an XNNPACK clamp; AVERAGE_POOL_2D is always builtin. An input scale of 0.4
+# puts RELU_N1_TO_1's bounds on .5, 0.48 RELU6's top (the input's values kept within ±spread of its zero point, which
+# is 128 / 0: with an even zero point half to even and half away from zero give different bounds).
+POOL_EXTRA = [
+    ("MAX_POOL_2D", "builtin-fallback stride > filter", 2, 2, 3, 3, "VALID", 9, 9, 7, "NONE", None, False, "builtin"),
+    ("MAX_POOL_2D", "builtin-fallback stride > filter in H", 2, 2, 3, 2, "SAME", 10, 10, 13, "RELU6", None, False,
+     "builtin"),
+    ("MAX_POOL_2D", "builtin-fallback stride > filter in H", 1, 2, 2, 1, "VALID", 8, 8, 5, "RELU", None, False,
+     "builtin"),
+    ("MAX_POOL_2D", "builtin-fallback 1x1 filter stride 2", 1, 1, 2, 2, "VALID", 5, 7, 3, "NONE", None, False,
+     "builtin"),
+    ("MAX_POOL_2D", "xnnpack 1x1 filter (clamp)", 1, 1, 1, 1, "VALID", 5, 7, 17, "RELU", None, False, "xnnpack"),
+    ("MAX_POOL_2D", "xnnpack 1x1 filter (clamp) RELU_N1_TO_1 bounds at .5", 1, 1, 1, 1, "VALID", 4, 4, 33,
+     "RELU_N1_TO_1", (0.4, 6), True, "xnnpack"),
+    ("MAX_POOL_2D", "xnnpack RELU_N1_TO_1 bounds at .5", 3, 3, 2, 2, "SAME", 9, 9, 7, "RELU_N1_TO_1", (0.4, 6), True,
+     "xnnpack"),
+    ("MAX_POOL_2D", "builtin-fallback stride > filter RELU_N1_TO_1 bounds at .5", 2, 2, 3, 3, "SAME", 9, 9, 7,
+     "RELU_N1_TO_1", (0.4, 6), True, "builtin"),
+    ("MAX_POOL_2D", "builtin-fallback stride > filter RELU6 top at .5", 2, 2, 3, 3, "VALID", 9, 9, 13, "RELU6",
+     (0.48, 20), True, "builtin"),
+    ("MAX_POOL_2D", "xnnpack RELU6 top at .5", 3, 3, 1, 1, "SAME", 5, 7, 13, "RELU6", (0.48, 20), True, "xnnpack"),
+    ("AVERAGE_POOL_2D", "builtin SAME partial windows", 3, 3, 2, 2, "SAME", 6, 8, 5, "NONE", None, False, "builtin"),
+    ("AVERAGE_POOL_2D", "builtin SAME partial windows", 5, 5, 1, 1, "SAME", 5, 7, 3, "NONE", None, False, "builtin"),
+    ("AVERAGE_POOL_2D", "builtin SAME partial windows both sides", 4, 4, 3, 3, "SAME", 7, 7, 6, "RELU", None, False,
+     "builtin"),
+    ("AVERAGE_POOL_2D", "builtin depth > 256", 2, 2, 1, 1, "SAME", 4, 4, 300, "RELU6", None, False, "builtin"),
+    ("AVERAGE_POOL_2D", "builtin depth > 256 global", 3, 5, 1, 1, "VALID", 3, 5, 300, "RELU6", None, False,
+     "builtin"),
+    ("AVERAGE_POOL_2D", "builtin depth > 256", 3, 3, 2, 2, "VALID", 7, 7, 260, "NONE", None, False, "builtin"),
+    ("AVERAGE_POOL_2D", "builtin RELU_N1_TO_1 bounds at .5", 3, 3, 1, 1, "SAME", 5, 7, 7, "RELU_N1_TO_1", (0.4, 6),
+     True, "builtin"),
+    ("AVERAGE_POOL_2D", "builtin RELU6 top at .5", 2, 2, 2, 2, "SAME", 5, 7, 9, "RELU6", (0.48, 20), True,
+     "builtin"),
 ]
 
 
@@ -588,10 +853,27 @@ def pool(rng):
                     options("Pool2DOptions", padding=PADDING[padding], strideW=stride, strideH=stride,
                             filterWidth=fw, filterHeight=fh, fusedActivationFunction=ACTIVATION[act]))
 
+    def make_extra(kind, config):
+        name, tag, fh, fw, sh, sw, padding, h, w, c, act, q, _, path = config
+        if kind == "float32" or q is None:
+            x = activation(rng, kind, [1, h, w, c])
+        else:
+            x = spread_input(rng, kind, [1, h, w, c], q[0], "mid", q[1])
+        label = (f"{name} {tag}: 1x{h}x{w}x{c} {fh}x{fw} s{sh}" + (f"x{sw}" if sw != sh else "") + f" {padding}"
+                 + act_label(act))
+        return Case(label, name, kind, [x], [same_as(x) if kind != "float32" else output(kind)],
+                    options("Pool2DOptions", padding=PADDING[padding], strideW=sw, strideH=sh,
+                            filterWidth=fw, filterHeight=fh, fusedActivationFunction=ACTIVATION[act]),
+                    path=path if kind != "float32" else None)
+
     for name in ("AVERAGE_POOL_2D", "MAX_POOL_2D"):
         for kind in KINDS:
             for config in POOL:
                 yield partial(make, name, kind, config)
+    for config in POOL_EXTRA:  # appended: the main grid keeps its indices
+        for kind in KINDS:
+            if not (config[-2] and kind == "float32"):
+                yield partial(make_extra, kind, config)
 
 
 # (H, W, C, keep_dims, output quantized as the input (quantized types only))
@@ -605,6 +887,17 @@ MEAN = [
 ]
 
 
+# Extra MEAN cases over single axes and all three, keep_dims both: (input shape, axes, keep_dims, output quantized as
+# the input). 1x4x4x16 reduces over N = 4 or 16 values (many exact .5 ties), 1x4x6x5 over 4, 6, 5 and 120.
+MEAN_EXTRA = [
+    ([1, 4, 6, 5], [1], True, False), ([1, 4, 4, 16], [1], False, True),
+    ([1, 4, 4, 16], [2], True, True), ([1, 4, 6, 5], [2], False, False),
+    ([1, 4, 6, 5], [3], True, True), ([1, 4, 4, 16], [3], False, False),
+    ([1, 4, 6, 5], [1, 2, 3], True, False), ([1, 4, 4, 16], [1, 2, 3], False, True),
+    ([1, 4, 4, 16], [1], True, False), ([1, 4, 6, 5], [3], False, False),
+]
+
+
 def mean(rng):
     def make(kind, config):
         h, w, c, keep, alike = config
@@ -613,14 +906,43 @@ def mean(rng):
         return Case(label, "MEAN", kind, [x, int32([1, 2])], [same_as(x) if alike else output(kind)],
                     options("ReducerOptions", keepDims=keep))
 
+    def make_extra(kind, config):
+        shape, axes, keep, alike = config
+        x = activation(rng, kind, shape)
+        n = int(np.prod([shape[a] for a in axes]))
+        label = ("axes sweep: " + "x".join(map(str, shape)) + " axes " + ",".join(map(str, axes)) + f" (N {n})"
+                 + (" keep_dims" if keep else "") + (" same-q" if alike else ""))
+        return Case(label, "MEAN", kind, [x, int32(axes)], [same_as(x) if alike else output(kind)],
+                    options("ReducerOptions", keepDims=keep), path="xnnpack" if kind != "float32" else None)
+
     for kind in KINDS:
         for config in MEAN:
             if not (config[-1] and kind == "float32"):
                 yield partial(make, kind, config)
+    for config in MEAN_EXTRA:  # appended: the main grid keeps its indices
+        for kind in KINDS:
+            if not (config[-1] and kind == "float32"):
+                yield partial(make_extra, kind, config)
 
 
 # (rows, depth, beta); softmax over one element is 1 everywhere by definition
 SOFTMAX = [(1, 10, 1.0), (3, 10, 0.5), (1, 1001, 1.0), (3, 1001, 0.5), (1, 1, 1.0), (3, 1, 0.5), (3, 17, 1.0)]
+
+
+# Extra SOFTMAX cases (quantized only; the builtin kernel runs): (tag, rows, depth, beta, input pattern, uint8 output
+# zero point (None: 0; int8's is always −128), constant by definition). Patterns: "equal" rows (p = 1/depth: 1/512
+# scales to exactly .5 at 1/256), "equal-first" (row 0 equal, the others random), "half-max" (each row's first half at
+# the type's top, the rest at its bottom, input scale 0.1: the rest's exponentials vanish in the sum, p = 2/depth),
+# "random". Inputs have scale 0.02 (0.1 for half-max). The uint8 kernel ignores a non-zero output zero point.
+SOFTMAX_EXTRA = [
+    ("ties (p*256 = .5): equal rows of 512", 2, 512, 1.0, "equal", None, True),
+    ("ties (p*256 = .5): row 0 equal, others random", 3, 512, 0.7, "equal-first", None, False),
+    ("ties (p*256 = .5): half of each row at the top, half 25.5 below", 2, 1024, 1.0, "half-max", None, False),
+    ("equal rows of 2", 2, 2, 1.0, "equal", None, True),
+    ("uint8 output zero point 7 (ignored)", 3, 17, 1.0, "random", 7, False),
+    ("uint8 output zero point 128 (ignored)", 3, 10, 0.5, "random", 128, False),
+    ("uint8 output zero point 7 (ignored), equal rows of 512", 1, 512, 1.0, "equal", 7, True),
+]
 
 
 def softmax(rng):
@@ -631,31 +953,71 @@ def softmax(rng):
         return Case(f"{rows}x{depth} beta {beta}", "SOFTMAX", kind, [x], [out], options("SoftmaxOptions", beta=beta),
                     constant=depth == 1)
 
+    def make_extra(kind, config):
+        tag, rows, depth, beta, pattern, zero_point, constant_ = config
+        qmin, qmax = LIMITS[kind]
+        x = activation(rng, kind, [rows, depth], 0.1 if pattern == "half-max" else 0.02)
+        if pattern == "equal":
+            x.value = np.repeat(rng.integers(qmin, qmax + 1, (rows, 1)), depth, axis=1).astype(NUMPY[kind])
+        elif pattern == "equal-first":
+            x.value[0] = x.value[0, 0]
+        elif pattern == "half-max":
+            x.value[:, :depth // 2], x.value[:, depth // 2:] = qmax, qmin
+        out = output(kind, None, 1 / 256, LIMITS[kind][0] if zero_point is None else zero_point)
+        return Case(f"{tag}: {rows}x{depth} beta {beta}", "SOFTMAX", kind, [x], [out],
+                    options("SoftmaxOptions", beta=beta), constant=constant_, path="builtin")
+
     for kind in KINDS:
         for config in SOFTMAX:
             yield partial(make, kind, config)
+    for config in SOFTMAX_EXTRA:  # appended: the main grid keeps its indices
+        for kind in ("uint8", "int8"):
+            if config[5] is None or kind == "uint8":
+                yield partial(make_extra, kind, config)
 
 
-def elementwise(name, scale, zero_points, input_scales):
+def elementwise(name, scale, zero_points, input_scales, extra=(), path=None, refuse=False):
     """LOGISTIC or TANH on a few shapes. The quantized input's scale is drawn from input_scales and its zero point
-    from the middle half of the range, so that the input spans the curve rather than its flat ends."""
+    from the middle half of the range, so that the input spans the curve rather than its flat ends. extra: cases
+    appended, quantized only: (tag, shape, {type: output (scale, zero point)}, input scales or None for
+    input_scales); path: the one the spec gives them; refuse: the builtin kernel may refuse them (LOGISTIC's needs
+    the output scale 1/256; XNNPACK takes any), so that AUTO's outputs alone are kept."""
     shapes = [[1, 5, 7, 3], [1, 1001], [3, 17]]
 
     def family(rng):
-        def make(kind, shape):
+        def make(kind, shape, tag="", out_q=None, scales=None):
             if kind == "float32":
                 x = activation(rng, kind, shape)
             else:
                 qmin, qmax = LIMITS[kind]
-                x = activation(rng, kind, shape, log_uniform(rng, *input_scales),
+                x = activation(rng, kind, shape, log_uniform(rng, *(scales or input_scales)),
                                int(rng.integers(qmin + 64, qmax - 63)))
-            out = output(kind) if kind == "float32" else output(kind, None, scale, zero_points[kind])
-            return Case("x".join(map(str, shape)), name, kind, [x], [out])
+            out_scale, out_zero_point = out_q or (scale, zero_points.get(kind))
+            out = output(kind) if kind == "float32" else output(kind, shape if tag else None, out_scale, out_zero_point)
+            return Case((f"{tag}: " if tag else "") + "x".join(map(str, shape)), name, kind, [x], [out],
+                        path=path if tag else None, builtin_may_refuse=bool(tag) and refuse)
 
         for kind in KINDS:
             for shape in shapes:
                 yield partial(make, kind, shape)
+        for tag, shape, out_q, scales in extra:  # appended: the main grid keeps its indices
+            for kind in ("uint8", "int8"):
+                yield partial(make, kind, shape, tag, out_q[kind], scales)
     return family
+
+
+# Extra LOGISTIC and TANH cases: (tag, shape, output (scale, zero point) per type, input scales)
+LOGISTIC_EXTRA = [
+    ("non-standard output params", [1, 37], {"uint8": (1 / 200, 20), "int8": (1 / 200, -100)}, None),
+    ("non-standard output params", [2, 3, 5, 7], {"uint8": (1 / 128, 100), "int8": (1 / 128, -64)}, None),
+    ("non-standard output params, input into the flat ends", [1, 1001], {"uint8": (1 / 255, 0),
+                                                                         "int8": (1 / 255, -128)}, (0.05, 0.1)),
+]
+TANH_EXTRA = [
+    ("non-standard output params", [1, 37], {"uint8": (1 / 100, 100), "int8": (1 / 120, -10)}, None),
+    ("non-standard output params", [2, 3, 5, 7], {"uint8": (1 / 64, 128), "int8": (1 / 64, 0)}, None),
+    ("input into the flat ends", [1, 1001], {"uint8": (1 / 128, 128), "int8": (1 / 128, 0)}, (0.025, 0.04)),
+]
 
 
 # (axis, input shapes, quantized alike)
@@ -732,20 +1094,37 @@ RESIZE = [
 ]
 
 
+# Extra RESIZE_BILINEAR cases (as RESIZE): an output side of 1 (align_corners then uses the scale n_in / n_out, not
+# (n_in − 1) / (n_out − 1)), downsampling with half_pixel_centers
+RESIZE_EXTRA = [
+    (5, 7, 3, 1, 1, True, False),
+    (5, 7, 7, 1, 4, True, False),
+    (4, 6, 3, 1, 1, False, False),
+    (5, 7, 3, 1, 1, False, True),
+    (9, 9, 5, 4, 4, False, True),
+    (7, 5, 3, 3, 2, False, True),
+    (16, 12, 3, 5, 5, False, True),
+]
+
+
 def resize_bilinear(rng):
-    def make(kind, config):
+    def make(kind, config, extra=False):
         h, w, c, nh, nw, align, half = config
         x = activation(rng, kind, [1, h, w, c])
-        label = (f"1x{h}x{w}x{c} -> {nh}x{nw}" + (" align_corners" if align else "")
+        label = (("output side 1: " if extra and 1 in (nh, nw) else "downsampling: " if extra else "")
+                 + f"1x{h}x{w}x{c} -> {nh}x{nw}" + (" align_corners" if align else "")
                  + (" half_pixel_centers" if half else ""))
         return Case(label, "RESIZE_BILINEAR", kind, [x, int32([nh, nw])],
                     [same_as(x) if kind != "float32" else output(kind)],
                     options("ResizeBilinearOptions", alignCorners=align, halfPixelCenters=half),
-                    half_pixel_centers=half)
+                    half_pixel_centers=half, path="xnnpack" if extra and kind != "float32" else None)
 
     for kind in KINDS:
         for config in RESIZE:
             yield partial(make, kind, config)
+    for config in RESIZE_EXTRA:  # appended: the main grid keeps its indices
+        for kind in KINDS:
+            yield partial(make, kind, config, True)
 
 
 # (input type, input scale, input zero point, output type, output scale, output zero point); no input scale: float
@@ -759,6 +1138,53 @@ QUANTIZE = [
 ]
 
 
+# Extra QUANTIZE cases: (tag, input type, input scale, input zero point, input spread, output type, output scale,
+# output zero point, element count n, path per the spec); zero points as in zero_point_of, spreads as in
+# spread_input. Same-type requantization runs in XNNPACK when input scale / output scale is in [1/256, 128], else
+# builtin; uint8 <-> int8 always runs builtin, whose NEON loop (16 at a time, ties up) and scalar tail (ties away)
+# round differently: n % 16 != 0 exercises both, ratios with few bits (0.5, 0.25, 0.75, 1.5) give exact ties. Float
+# inputs (see float_ties) sit on exact .5 ties (scales that are powers of two) or near them, with ±inf, NaN, ±1e30.
+QUANTIZE_EXTRA = [
+    ("builtin-fallback ratio 200", "uint8", 0.05, "mid", "sparse", "uint8", 0.05 / 200, "mid", 37, "builtin"),
+    ("builtin-fallback ratio 129", "int8", 129 * 2 ** -10, "mid", "sparse", "int8", 2 ** -10, "min", 100, "builtin"),
+    ("builtin-fallback ratio 129", "uint8", 129 * 2 ** -10, 100, "sparse", "uint8", 2 ** -10, "min", 16, "builtin"),
+    ("xnnpack ratio 128 exactly", "int8", 2 ** -3, "mid", "sparse", "int8", 2 ** -10, "min", 37, "xnnpack"),
+    ("xnnpack ratio 1/256 exactly", "uint8", 2 ** -10, "min", None, "uint8", 2 ** -2, 10, 37, "xnnpack"),
+    ("builtin-fallback ratio 1/300", "uint8", 0.003, "min", None, "uint8", 0.9, 5, 51, "builtin"),
+    ("builtin-fallback ratio 1/400", "int8", 0.0025, "min", None, "int8", 1.0, "mid", 100, "builtin"),
+    ("builtin-fallback ratio 1/300", "int8", 0.003, "min", None, "int8", 0.9, -100, 7, "builtin"),
+    ("builtin ratio 0.5", "uint8", 0.05, 140, None, "int8", 0.1, -5, 37, "builtin"),
+    ("builtin ratio 0.75", "uint8", 0.03, 100, None, "int8", 0.04, 10, 100, "builtin"),
+    ("builtin ratio 0.25", "uint8", 0.0625, "mid", None, "int8", 0.25, "mid", 1003, "builtin"),
+    ("builtin ratio 2", "uint8", 0.1, 64, 60, "int8", 0.05, "mid", 33, "builtin"),
+    ("builtin ratio 0.5", "int8", 0.05, -3, None, "uint8", 0.1, "mid", 37, "builtin"),
+    ("builtin ratio 4/3", "int8", 0.04, 20, 90, "uint8", 0.03, 120, 7, "builtin"),
+    ("builtin ratio 1.5", "int8", 0.0375, "mid", 80, "uint8", 0.025, "mid", 51, "builtin"),
+    ("builtin ratio 0.4 (no tail)", "int8", 0.02, "min", None, "uint8", 0.05, "min", 16, "builtin"),
+    ("builtin ratio 0.75", "int8", 0.03, "max", None, "uint8", 0.04, "max", 1003, "builtin"),
+    ("ties, +-inf, NaN, +-1e30", "float32", None, None, None, "uint8", 0.25, "mid", 100, "xnnpack"),
+    ("ties, +-inf, NaN, +-1e30", "float32", None, None, None, "int8", 0.25, "mid", 100, "xnnpack"),
+    ("near ties, +-inf, NaN, +-1e30", "float32", None, None, None, "uint8", 0.1, "min", 37, "xnnpack"),
+    ("near ties, +-inf, NaN, +-1e30", "float32", None, None, None, "int8", 0.03, "min", 37, "xnnpack"),
+    ("ties, +-inf, NaN, +-1e30, zero point max", "float32", None, None, None, "uint8", 0.5, "max", 51, "xnnpack"),
+    ("ties, +-inf, NaN, +-1e30, zero point max", "float32", None, None, None, "int8", 0.125, "max", 51, "xnnpack"),
+]
+SPECIAL_FLOATS = [np.inf, -np.inf, np.nan, 1e30, -1e30, 3.4e38, -3.4e38, -0.0, 1e-30]
+
+
+def float_ties(rng, kind, n, scale, zero_point):
+    """n float inputs (k + 0.5) × scale in float32, k drawn so that most land in the output's range, with
+    SPECIAL_FLOATS and ±40000 × scale (beyond the int16 the kernel saturates to first) spread over the positions,
+    the last ones in the tail a vector loop leaves."""
+    qmin, qmax = LIMITS[kind]
+    k = rng.integers(qmin - zero_point - 8, qmax - zero_point + 8, n)
+    values = ((k + 0.5) * np.float32(scale)).astype(np.float32)
+    specials = SPECIAL_FLOATS + [40000 * scale, -40000 * scale]
+    positions = np.unique(np.round(np.linspace(0, n - 1, len(specials))).astype(int))
+    values[positions] = np.array(specials[:len(positions)], dtype=np.float32)
+    return values
+
+
 def quantize(rng):
     def make(shape, config):
         kind_in, scale_in, zero_in, kind_out, scale_out, zero_out = config
@@ -767,9 +1193,22 @@ def quantize(rng):
                  + f" -> {kind_out}({scale_out},{zero_out}) " + "x".join(map(str, shape)))
         return Case(label, "QUANTIZE", kind_out, [x], [output(kind_out, shape, scale_out, zero_out)])
 
+    def make_extra(config):
+        tag, kind_in, scale_in, zero_in, spread, kind_out, scale_out, zero_out, n, path = config
+        zero_out = zero_point_of(rng, kind_out, zero_out)
+        if kind_in == "float32":
+            x = T([1, n], kind_in, value=float_ties(rng, kind_out, n, scale_out, zero_out))
+        else:
+            x = spread_input(rng, kind_in, [1, n], scale_in, zero_in, spread)
+        label = (f"{tag}: {kind_in}" + ("" if scale_in is None else f"({scale_in:.6g},{x.zero_point[0]})")
+                 + f" -> {kind_out}({scale_out:.6g},{zero_out}) 1x{n}")
+        return Case(label, "QUANTIZE", kind_out, [x], [output(kind_out, [1, n], scale_out, zero_out)], path=path)
+
     for shape in ([1, 5, 7, 3], [3, 17]):
         for config in QUANTIZE:
             yield partial(make, shape, config)
+    for config in QUANTIZE_EXTRA:  # appended: the main grid keeps its indices
+        yield partial(make_extra, config)
 
 
 # (input type, shape, per-channel axis or None)
@@ -803,8 +1242,9 @@ FAMILIES = {
     "pool": pool,
     "mean": mean,
     "softmax": softmax,
-    "logistic": elementwise("LOGISTIC", 1 / 256, {"uint8": 0, "int8": -128}, (0.02, 0.05)),
-    "tanh": elementwise("TANH", 1 / 128, {"uint8": 128, "int8": 0}, (0.01, 0.025)),
+    "logistic": elementwise("LOGISTIC", 1 / 256, {"uint8": 0, "int8": -128}, (0.02, 0.05), LOGISTIC_EXTRA,
+                            "xnnpack", True),
+    "tanh": elementwise("TANH", 1 / 128, {"uint8": 128, "int8": 0}, (0.01, 0.025), TANH_EXTRA),
     "concatenation": concatenation,
     "pad": pad,
     "resize_bilinear": resize_bilinear,
@@ -815,44 +1255,56 @@ FAMILIES = {
 
 def sweep(family):
     """Every case of a family: a degenerate one is drawn anew (up to DRAWS times, the last draw kept); a model the
-    builtin kernels refuse goes to rejected; one AUTO refuses keeps its builtin outputs and records auto_error."""
+    builtin kernels refuse goes to rejected (unless the case is builtin_may_refuse and AUTO runs it: then it keeps
+    its AUTO outputs alone and records builtin_error); one AUTO refuses keeps its builtin outputs and records
+    auto_error."""
     rng = np.random.default_rng(zlib.crc32(family.encode()))
     arrays, cases, rejected = {}, [], []
     for make in FAMILIES[family](rng):
         for draw in range(DRAWS):
             case = make()
             try:
-                content, values, builtin = execute(case)
+                content, values, builtin, builtin_error = execute(case)
+                auto = None
+                if builtin is None:  # builtin_may_refuse: AUTO's outputs are the reference
+                    auto, delegated = run(content, values, OpResolverType.AUTO)
             except Exception as error:  # LiteRT refused the model: recorded, no index
                 rejected.append([case.label, message(error)])
                 case = None
                 break
-            if not degenerate(case, builtin):
+            if not degenerate(case, builtin if builtin is not None else auto):
                 break
         if case is None:
             continue
-        try:
-            auto, delegated = run(content, values, OpResolverType.AUTO)
-            auto_error = None
-        except Exception as error:
-            auto, delegated, auto_error = None, False, message(error)
+        auto_error = None
+        if builtin is not None:
+            try:
+                auto, delegated = run(content, values, OpResolverType.AUTO)
+            except Exception as error:
+                auto, delegated, auto_error = None, False, message(error)
+        reference = builtin if builtin is not None else auto
         i = len(cases)
         arrays[f"m{i}"] = np.frombuffer(content, dtype=np.uint8)
         for j, value in enumerate(values):
             arrays[f"a{i}_{j}"] = np.asarray(value)
-        for k, b in enumerate(builtin):
-            arrays[f"b{i}_{k}"] = b
+        for k in range(len(reference)):
+            if builtin is not None:
+                arrays[f"b{i}_{k}"] = builtin[k]
             if auto is not None:
                 arrays[f"o{i}_{k}"] = auto[k]
         entry = {
             "label": case.label, "op": case.op, "type": case.kind, "version": version(case), "delegated": delegated,
-            "max_diff": None if auto is None else [difference(a, b) for a, b in zip(auto, builtin)],
-            "saturated": [saturated(t, b) for t, b in zip(case.outputs, builtin)],
-            "constant": [constant(b) for b in builtin],
+            "max_diff": None if auto is None or builtin is None else [difference(a, b) for a, b in zip(auto, builtin)],
+            "saturated": [saturated(t, b) for t, b in zip(case.outputs, reference)],
+            "constant": [constant(b) for b in reference],
             "draws": draw + 1,
         }
+        if builtin_error is not None:
+            entry["builtin_error"] = builtin_error
         if case.parameters.get("constant"):
             entry["constant_by_definition"] = True
+        if case.parameters.get("path"):
+            entry["expected_path"] = case.parameters["path"]
         if auto_error is not None:
             entry["auto_error"] = auto_error
         cases.append(entry)
@@ -866,7 +1318,7 @@ def report(family, cases, rejected):
           + (f", {len(rejected)} rejected" if rejected else ""))
     for i, c in enumerate(cases):
         if c["max_diff"] is None:
-            diff = "AUTO failed"
+            diff = "builtin refused" if "builtin_error" in c else "AUTO failed"
         else:
             diff = " / ".join(f"{d:g}" + (" LSB" if s is not None else "") for d, s in zip(c["max_diff"], c["saturated"]))
         sat = [s for s in c["saturated"] if s is not None]
@@ -877,10 +1329,14 @@ def report(family, cases, rejected):
             flag = f" DEGENERATE after {c['draws']} draws"
         elif c["draws"] > 1:
             flag = f" ({c['draws']} draws)"
+        if c.get("expected_path") and (c["expected_path"] == "xnnpack") != c["delegated"]:
+            flag += f" UNEXPECTED PATH (spec: {c['expected_path']})"
         print(f"    {i:3d} {'X' if c['delegated'] else '-'} {c['label']:62s} diff {diff:11s}"
               + (f" sat {max(sat):5.1%}" if sat else "") + flag)
         if "auto_error" in c:
             print(f"        AUTO: {c['auto_error']}")
+        if "builtin_error" in c:
+            print(f"        builtin: {c['builtin_error']}")
     for label, error in rejected:
         print(f"    rejected {label}: {error}")
 

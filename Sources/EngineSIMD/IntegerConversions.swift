@@ -43,7 +43,11 @@ extension SIMD8 where Scalar == Float {
         return unsafeBitCast(_mm256_cvtps_epi32(unsafeBitCast(self, to: __m256.self)), to: SIMD8<Int32>.self)
         #else
         var result = SIMD8<Int32>()
-        for lane in 0..<8 { result[lane] = Int32(self[lane].rounded(.toNearestOrEven)) }
+        // Out-of-range lanes as x86 converts them (0x80000000), not a trap.
+        for lane in 0..<8 {
+            let value = self[lane].rounded(.toNearestOrEven)
+            result[lane] = value.isNaN || value >= 2_147_483_648 || value < -2_147_483_648 ? .min : Int32(value)
+        }
         return result
         #endif
     }

@@ -37,7 +37,9 @@ public struct TFLiteModel: Sendable {
     public let version: UInt32
     public let description: String
     public let operatorCodes: [OperatorCode]
-    public let subgraphs: [Subgraph]
+    /// The graphs as read. Editable, so that tools and tests can change tensors' parameters or operators' options
+    /// before a plan is made (the engine's mutation tests do); `bytes` are not rewritten.
+    public var subgraphs: [Subgraph]
     /// Buffer contents, in place. Index 0 is the empty sentinel.
     public let buffers: [ByteSlice]
     public let metadata: [MetadataEntry]

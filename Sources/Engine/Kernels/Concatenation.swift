@@ -93,7 +93,7 @@ struct ConcatenationKernel: Kernel {
                                                        _ out: Quantization) {
         for o in 0..<outer {
             for j in 0..<chunk {
-                let value = Int32((Float(source[o * chunk + j]) * rescale.scale + rescale.offset).rounded()) + out.zeroPoint
+                let value = Int32(saturating: (Float(source[o * chunk + j]) * rescale.scale + rescale.offset).rounded()) &+ out.zeroPoint
                 destination[o * rowLength + j] = Element(truncatingIfNeeded: min(max(value, out.range.lowerBound), out.range.upperBound))
             }
         }

@@ -10,7 +10,9 @@ struct FixedPointMultiplier: Sendable {
 
     /// `QuantizeMultiplier`: the multiplier in double, frexp's mantissa rounded half away from zero to Q31.
     init(_ real: Double) {
-        guard real != 0 else { (multiplier, shift) = (0, 0); return }
+        guard real > 0 else { (multiplier, shift) = (0, 0); return }
+        // Ratios of extreme but valid scales: saturate rather than trap on a shift nothing can use.
+        guard real.isFinite, real.exponent < 31 else { (multiplier, shift) = (.max, 31); return }
         let (fraction, exponent) = (real.significand / 2, real.exponent + 1)  // frexp: fraction in [0.5, 1)
         var q = Int64((fraction * Double(1 << 31)).rounded())
         var e = Int(exponent)

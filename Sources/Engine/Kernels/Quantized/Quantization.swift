@@ -24,6 +24,15 @@ extension TensorType {
     }
 }
 
+extension Int32 {
+    /// `value` truncated toward zero, saturated to Int32's range; NaN gives 0. Quantization parameters that pass the
+    /// load checks can still be extreme (a subnormal output scale makes 1 / scale infinite, and 0 × ∞ is NaN):
+    /// every float-to-integer conversion of the scalar quantized paths goes through this, never through a trap.
+    @inline(__always) init(saturating value: Float) {
+        if value.isNaN { self = 0 } else if value >= 2_147_483_648 { self = .max } else if value <= -2_147_483_648 { self = .min } else { self.init(value) }
+    }
+}
+
 /// Affine per-tensor quantization: real = scale × (q − zeroPoint).
 struct Quantization: Sendable, Equatable {
     let scale: Float
@@ -37,7 +46,7 @@ struct Quantization: Sendable, Equatable {
     func quantize(_ value: Float) -> Int32 {
         let shifted = value / scale + Float(zeroPoint)
         let clamped = min(max(shifted, Float(range.lowerBound)), Float(range.upperBound))
-        return Int32(clamped.rounded(.toNearestOrEven))
+        return Int32(saturating: clamped.rounded(.toNearestOrEven))
     }
 
     /// The quantized bounds of a fused activation as LiteRT's builtin kernels compute them
@@ -45,7 +54,7 @@ struct Quantization: Sendable, Equatable {
     /// For the operators XNNPACK does not take.
     func builtinBounds(_ activation: FusedActivation) -> ClosedRange<Int32>? {
         func quantized(_ value: Float) -> Int32 {
-            min(max(zeroPoint + Int32((value / scale).rounded()), range.lowerBound), range.upperBound)
+            min(max(zeroPoint &+ Int32(saturating: (value / scale).rounded()), range.lowerBound), range.upperBound)
         }
         switch activation {
         case .none: return range
@@ -87,11 +96,11 @@ struct Requantization: Sendable {
 
     @inline(__always) func callAsFunction(_ accumulator: Int32, scale: Float) -> Int32 {
         let scaled = min(max(Float(accumulator) * scale, lower), upper)
-        return Int32(scaled.rounded(.toNearestOrEven)) + zeroPoint
+        return Int32(saturating: scaled.rounded(.toNearestOrEven)) &+ zeroPoint
     }
 
     @inline(__always) func callAsFunction(_ scaled: Float) -> Int32 {
-        Int32(min(max(scaled, lower), upper).rounded(.toNearestOrEven)) + zeroPoint
+        Int32(saturating: min(max(scaled, lower), upper).rounded(.toNearestOrEven)) &+ zeroPoint
     }
 }
 

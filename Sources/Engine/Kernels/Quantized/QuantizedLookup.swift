@@ -33,7 +33,7 @@ struct QuantizedLookupKernel: Kernel {
                 y = Float(Foundation.tanh(Double(real)))
             }
             let scaled = (y * (1 / out.scale) + Float(out.zeroPoint)).rounded(.toNearestOrEven)
-            let quantized = Int32(min(max(scaled, Float(out.range.lowerBound)), Float(out.range.upperBound)))
+            let quantized = min(max(Int32(saturating: scaled), out.range.lowerBound), out.range.upperBound)
             return UInt8(truncatingIfNeeded: min(max(quantized, out.range.lowerBound), out.range.upperBound))
         }
     }

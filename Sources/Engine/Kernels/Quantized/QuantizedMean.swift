@@ -49,7 +49,7 @@ struct QuantizedMeanKernel: Kernel {
             for i in 0..<inner {
                 var sum: Int32 = 0
                 for r in 0..<reduced { sum &+= Int32(x[(o * reduced + r) * inner + i]) }
-                let value = Int32((Float(sum) * factor + offset).rounded(.toNearestOrEven))
+                let value = Int32(saturating: (Float(sum) * factor + offset).rounded(.toNearestOrEven))
                 z[o * inner + i] = Element(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
             }
         }

@@ -26,7 +26,12 @@ struct QuantizedMaxPoolKernel: Kernel {
         channels = i.c
         y = try context.windowAxis(input: i.h, filter: Int(options.filterHeight), stride: options.strideHeight, dilation: 1, padding: options.padding)
         x = try context.windowAxis(input: i.w, filter: Int(options.filterWidth), stride: options.strideWidth, dilation: 1, padding: options.padding)
-        guard let bounds = out.bounds(options.activation) else { throw context.unsupported("fused \(options.activation) on a quantized output") }
+        // XNNPACK does not take a pool whose stride exceeds its filter; LiteRT's builtin kernel then rounds the
+        // activation's bounds its own way.
+        let builtin = options.strideHeight > options.filterHeight || options.strideWidth > options.filterWidth
+        guard let bounds = builtin ? out.builtinBounds(options.activation) : out.bounds(options.activation) else {
+            throw context.unsupported("fused \(options.activation) on a quantized output")
+        }
         self.bounds = bounds
         try context.expect([batch, y.output, x.output, channels], forOutput: 0)
     }

@@ -55,7 +55,7 @@ struct QuantizedSoftmaxKernel: Kernel {
                 let inverse = 1 / (sum * outputScale)
                 for j in 0..<depth {
                     let p = base[Int(row[j])] * inverse
-                    let value = Element.isSigned ? Int32(p.rounded()) + outputZeroPoint : Int32(p + 0.5)
+                    let value = Element.isSigned ? Int32(saturating: p.rounded()) &+ outputZeroPoint : Int32(saturating: p + 0.5)
                     out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
                 }
             }
