@@ -362,7 +362,9 @@ public final class ExecutionPlan: Sendable {
 
     /// Zero PADs of height and width whose readers are all convolutions or depthwise convolutions: each reads the
     /// unpadded tensor and treats the padding as zeros, as its own SAME padding already does. Saves a copy
-    /// of the whole activation per PAD (XNNPACK does the same).
+    /// of the whole activation per PAD (XNNPACK does the same). On uint8/int8 tensors "zero" is the zero point, which
+    /// is what the quantized convolutions' out-of-input taps stand for — so a quantized PAD fuses when it keeps its
+    /// input's scale and zero point (TFLite requires it to).
     private static func padFusions(model: TFLiteModel, subgraph: Subgraph, constants: ConstantStore)
         -> (pads: [Int: PadFusion], consumers: [Int: PadFusion]) {
         var readers: [Int: [Int]] = [:]
@@ -375,7 +377,7 @@ public final class ExecutionPlan: Sendable {
             guard op.inputs.count == 2, op.outputs.count == 1, op.inputs[0] >= 0, op.inputs[1] >= 0 else { continue }
             let source = Int(op.inputs[0]), padded = Int(op.outputs[0])
             guard !constants.contains(source), !graphOutputs.contains(padded),
-                  subgraph.tensors[source].type == .float32, subgraph.tensors[source].shape.count == 4,
+                  Self.padsWithZero(subgraph.tensors[source], subgraph.tensors[padded]), subgraph.tensors[source].shape.count == 4,
                   let paddings = constants.integers(Int(op.inputs[1])), paddings.count == 8,
                   paddings[0] == 0, paddings[1] == 0, paddings[6] == 0, paddings[7] == 0, paddings.allSatisfy({ $0 >= 0 }),
                   let reader = readers[padded], !reader.isEmpty, reader.allSatisfy({ $0 > index }) else { continue }
@@ -390,6 +392,16 @@ public final class ExecutionPlan: Sendable {
             for position in reader { consumers[position] = fusion }
         }
         return (pads, consumers)
+    }
+
+    private static func padsWithZero(_ source: Tensor, _ padded: Tensor) -> Bool {
+        switch source.type {
+        case .float32: return padded.type == .float32
+        case .uint8, .int8:
+            guard padded.type == source.type, let q = source.quantization, let p = padded.quantization else { return false }
+            return q.scale.count == 1 && q.zeroPoint.count == 1 && q.scale == p.scale && q.zeroPoint == p.zeroPoint
+        default: return false
+        }
     }
 
     /// The static shape of tensor `index` of the main subgraph.

@@ -88,8 +88,12 @@ final class QuantizedGoldenTests: XCTestCase {
             let interpreter = try Interpreter(path: golden.path, threads: 1)
             var report: [String] = []
             for (index, op) in golden.operators.enumerated() {
+                // A PAD read through by the convolution after it never writes its output; the convolution, fed the
+                // PAD's input, is checked against the golden of its own output instead.
+                if interpreter.isFused(index) { continue }
                 var feeds: [Int: [UInt8]] = [:]
-                for tensor in op.inputs where tensor >= 0 && !interpreter.isConstant(tensor) {
+                let inputs = interpreter.runtimeOperators.first { $0.index == index }?.inputs ?? op.inputs
+                for tensor in inputs where tensor >= 0 && !interpreter.isConstant(tensor) {
                     feeds[tensor] = try XCTUnwrap(golden.tensors[tensor], "\(name) op \(index): no golden for input \(tensor)").bytes
                 }
                 guard let results = try interpreter.runOperator(index, inputs: feeds) else {
