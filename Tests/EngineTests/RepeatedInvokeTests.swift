@@ -10,9 +10,9 @@ final class RepeatedInvokeTests: XCTestCase {
             let interpreter = try Interpreter(model: model, threads: 2)
             try AllocationTests.fillInputs(interpreter, seed: 3)
             interpreter.invoke()
-            let first = try (0..<interpreter.outputs.count).map { try interpreter.outputFloats($0) }
+            let first = try (0..<interpreter.outputs.count).map { try interpreter.outputBytes($0) }
             interpreter.invoke()
-            let second = try (0..<interpreter.outputs.count).map { try interpreter.outputFloats($0) }
+            let second = try (0..<interpreter.outputs.count).map { try interpreter.outputBytes($0) }
             XCTAssertEqual(first, second, name)
         }
     }
@@ -24,12 +24,12 @@ final class RepeatedInvokeTests: XCTestCase {
 final class ThreadCountTests: XCTestCase {
     func testTwoThreadsGiveTheOutputsOfOne() throws {
         for (name, model) in try AllocationTests.runnableModels() {
-            var outputs: [[[Float]]] = []
+            var outputs: [[[UInt8]]] = []
             for threads in [1, 2] {
                 let interpreter = try Interpreter(model: model, threads: threads)
                 try AllocationTests.fillInputs(interpreter, seed: 5)
                 for _ in 0..<3 { interpreter.invoke() }
-                outputs.append(try (0..<interpreter.outputs.count).map { try interpreter.outputFloats($0) })
+                outputs.append(try (0..<interpreter.outputs.count).map { try interpreter.outputBytes($0) })
             }
             XCTAssertEqual(outputs[0], outputs[1], name)
         }

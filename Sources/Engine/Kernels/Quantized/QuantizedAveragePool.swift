@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// AVERAGE_POOL_2D on uint8 or int8. XNNPACK does not take it (LiteRT 2.3.0 leaves every quantized average pool to
@@ -48,7 +49,24 @@ struct QuantizedAveragePoolKernel: Kernel {
                     let columns = x.validTaps(ox)
                     let count = Int32(rows.count * columns.count), half = count / 2
                     let out = destination + ((b * y.output + oy) * x.output + ox) * channels
-                    for c in 0..<channels {
+                    // Eight channels at a time: the window's pixels are contiguous runs of channels.
+                    var c = 0
+                    while c + 8 <= channels {
+                        var sums = SIMD8<Int32>()
+                        for ky in rows {
+                            for kx in columns {
+                                sums &+= SIMD8<Int32>(widening: image + (y.source(oy, ky) * x.input + x.source(ox, kx)) * channels + c,
+                                                      signed: Element.isSigned)
+                            }
+                        }
+                        for lane in 0..<8 {
+                            let sum = sums[lane]
+                            let average = sum > 0 ? (sum + half) / count : (sum - half) / count
+                            out[c + lane] = Element(truncatingIfNeeded: min(max(average, bounds.lowerBound), bounds.upperBound))
+                        }
+                        c += 8
+                    }
+                    for c in c..<channels {
                         var sum: Int32 = 0
                         for ky in rows {
                             for kx in columns {

@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// DEPTHWISE_CONV_2D on uint8 or int8 tensors: per output pixel, eight channels at a time in int32 lanes
