@@ -130,6 +130,23 @@ public final class Interpreter {
             start: addresses[tensor].assumingMemoryBound(to: Float.self), count: plan.graph.elementCount(tensor)))
     }
 
+    /// Lends the uint8/int8 input `index` in place, for pre-processing that writes pixels straight into it.
+    package func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) throws -> R {
+        let tensor = try inputTensor(index)
+        guard plan.graph.types[tensor] == .uint8 || plan.graph.types[tensor] == .int8 else {
+            throw EngineError.invalidArgument("input \(index) is not uint8 or int8")
+        }
+        return try body(UnsafeMutableBufferPointer(
+            start: addresses[tensor].assumingMemoryBound(to: UInt8.self), count: plan.graph.elementCount(tensor)))
+    }
+
+    /// The scale and zero point of a per-tensor quantized output, or nil.
+    public func outputQuantization(_ index: Int) -> (scale: Float, zeroPoint: Int32)? {
+        guard index >= 0, index < plan.outputTensors.count, let q = plan.graph.quantization[plan.outputTensors[index]],
+              q.scale.count == 1, q.zeroPoint.count == 1 else { return nil }
+        return (q.scale[0], Int32(truncatingIfNeeded: q.zeroPoint[0]))
+    }
+
     /// Runs every operator once.
     public func invoke() {
         withKernelFloatingPointMode { memory in

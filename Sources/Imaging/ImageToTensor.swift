@@ -77,6 +77,13 @@ public enum ImageToTensor {
         return try sample(image, region: region, options: options, outputCount: output.count, sink: sink)
     }
 
+    /// Samples into 8-bit RGB in place (at least height × width × 3 bytes), as uint8 models take it: no range mapping,
+    /// no allocation.
+    public static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
+                             into output: UnsafeMutableBufferPointer<UInt8>) throws(ImageError) -> TensorToImageTransform {
+        try sample(image, region: region, options: options, outputCount: output.count, sink: ByteSink(base: output.baseAddress!))
+    }
+
     /// Samples into 8-bit RGB, as uint8 models take it (no range mapping).
     public static func bytes(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [UInt8], transform: TensorToImageTransform) {
         var values = [UInt8](repeating: 0, count: max(options.width * options.height * 3, 0))

@@ -7,13 +7,20 @@ struct ImageInput {
     let width: Int
     let height: Int
     let range: ClosedRange<Float>
+    /// The model takes 8-bit pixels (a uint8 input): they go in as sampled, its metadata's normalization unused, as
+    /// MediaPipe's ImageToTensorCalculator does for such models.
+    let takesBytes: Bool
 
-    /// - Parameter defaultRange: used when the model carries no normalization metadata (MediaPipe's legacy graphs'
-    ///   value for that model).
-    init(_ runner: TensorRunner, defaultRange: ClosedRange<Float>) throws(VisionTaskError) {
-        guard let input = runner.interpreter.inputs.first, input.shape.count == 4, input.shape[3] == 3, input.type == .float32 else {
-            throw .wrongModel("\(runner.member) does not take one float32 RGB image")
+    /// - Parameters:
+    ///   - defaultRange: used when the model carries no normalization metadata (MediaPipe's legacy graphs' value for
+    ///     that model).
+    ///   - acceptsBytes: whether a uint8 input is allowed (the object detector and image classifier take them).
+    init(_ runner: TensorRunner, defaultRange: ClosedRange<Float>, acceptsBytes: Bool = false) throws(VisionTaskError) {
+        guard let input = runner.interpreter.inputs.first, input.shape.count == 4, input.shape[0] == 1, input.shape[3] == 3,
+              input.type == .float32 || (acceptsBytes && input.type == .uint8) else {
+            throw .wrongModel("\(runner.member) does not take one \(acceptsBytes ? "float32 or uint8" : "float32") RGB image")
         }
+        takesBytes = input.type == .uint8
         self.runner = runner
         height = input.shape[1]
         width = input.shape[2]
@@ -30,8 +37,15 @@ struct ImageInput {
              border: ImageToTensorOptions.Border) throws(VisionTaskError) -> TensorToImageTransform {
         let options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: keepAspectRatio, border: border, range: range,
                                            maximumThreads: runner.threads)
-        let transform = try runner.withInputFloats(0) { buffer in
-            try ImageToTensor.write(image, region: region, options: options, into: buffer)
+        let transform: TensorToImageTransform
+        if takesBytes {
+            transform = try runner.withInputBytes(0) { buffer in
+                try ImageToTensor.write(image, region: region, options: options, into: buffer)
+            }
+        } else {
+            transform = try runner.withInputFloats(0) { buffer in
+                try ImageToTensor.write(image, region: region, options: options, into: buffer)
+            }
         }
         runner.invoke()
         return transform

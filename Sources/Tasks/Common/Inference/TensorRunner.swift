@@ -56,6 +56,37 @@ final class TensorRunner {
         }
     }
 
+    /// Fills uint8 input `index` in place; `body`'s time counts as pre-processing.
+    func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) throws(VisionTaskError) -> R {
+        let start = now()
+        defer { timings.preprocessing += Double(now() - start) / 1e6 }
+        do {
+            return try interpreter.withInputBytes(index, body)
+        } catch let error as VisionTaskError {
+            throw error
+        } catch let error as ImageError {
+            throw .image(error)
+        } catch let error as EngineError {
+            throw .engine(error)
+        } catch {
+            throw .wrongModel("\(member): \(error)")
+        }
+    }
+
+    /// Output `index` as floats: float32 as they are, uint8/int8 dequantized as MediaPipe's
+    /// TensorsDequantizationCalculator does (scale × (q − zero point), in float).
+    func dequantizedOutput(_ index: Int) throws(VisionTaskError) -> [Float] {
+        let description = interpreter.outputs[index]
+        guard description.type == .uint8 || description.type == .int8 else { return try output(index) }
+        let bytes: [UInt8]
+        do { bytes = try interpreter.outputBytes(index) } catch { throw .engine(error) }
+        guard let (scale, zeroPoint) = interpreter.outputQuantization(index) else {
+            throw .wrongModel("\(member): output \(index) is \(description.type.name) without a scale and zero point")
+        }
+        let signed = description.type == .int8
+        return bytes.map { scale * Float((signed ? Int32(Int8(bitPattern: $0)) : Int32($0)) - zeroPoint) }
+    }
+
     func invoke() {
         let start = now()
         interpreter.invoke()

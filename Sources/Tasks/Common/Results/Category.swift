@@ -26,3 +26,14 @@ public struct Classifications: Sendable, Equatable {
         self.headIndex = headIndex; self.headName = headName; self.categories = categories
     }
 }
+
+/// Every head's categories for one input (MediaPipe's `ClassificationResult`).
+public struct ClassificationResult: Sendable, Equatable {
+    public var classifications: [Classifications]
+    public var timestampInMilliseconds: Int
+
+    public init(classifications: [Classifications], timestampInMilliseconds: Int) {
+        self.classifications = classifications
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+}

@@ -1,0 +1,71 @@
+import VisionTasksModelFormat
+
+/// The Image Classifier's work per image, as MediaPipe's ImageClassifierGraph does it: the whole image (turned as its
+/// orientation says) stretched to the model's input with bilinear sampling and a replicated border — uint8 models take
+/// the 8-bit pixels as they are, float ones the range their metadata's normalization gives — the model run, each
+/// output head dequantized and its categories chosen (``CategorySelection``). No softmax: the scores are the model's.
+final class ClassifierPipeline: TaskPipeline {
+    struct Head {
+        let name: String?
+        let selection: CategorySelection
+    }
+
+    let runner: TensorRunner
+    let input: ImageInput
+    let heads: [Head]
+
+    init(bundle: TaskBundle, options: ImageClassifierOptions.Values) throws(VisionTaskError) {
+        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
+            throw .wrongModel("an image classifier is one .tflite model; this bundle holds \(bundle.memberPaths)")
+        }
+        runner = try TensorRunner(bundle: bundle, member: member, threads: options.baseOptions.numThreads)
+        let metadata = runner.metadata
+        if runner.interpreter.inputs.first?.type == .float32,
+           metadata?.subgraphs.first?.inputTensors.first?.normalization == nil {
+            throw .wrongModel("\(member) takes float32 pixels but its metadata gives no normalization to make them with")
+        }
+        input = try ImageInput(runner, defaultRange: 0...1, acceptsBytes: true)
+        let model: TFLiteModel
+        do { model = try bundle.model(member) } catch { throw .model(error) }
+        var heads: [Head] = []
+        for (index, output) in runner.interpreter.outputs.enumerated() {
+            guard [.float32, .uint8, .int8].contains(output.type) else {
+                throw .wrongModel("\(member): output \(index) is \(output.type.name), not scores")
+            }
+            let tensor = metadata?.subgraphs.first?.outputTensors.dropFirst(index).first
+            let labels = try Self.labels(model, tensor?.associatedFiles, kind: .tensorAxisLabels, locale: nil)
+            let displayNames = try Self.labels(model, tensor?.associatedFiles, kind: .tensorAxisLabels, locale: options.displayNamesLocale)
+            if let labels, labels.count != output.elementCount {
+                throw .wrongModel("\(member): output \(index) has \(output.elementCount) scores but \(labels.count) labels")
+            }
+            heads.append(Head(name: tensor?.name, selection: try CategorySelection(
+                labels: labels, displayNames: displayNames, allowlist: options.categoryAllowlist, denylist: options.categoryDenylist,
+                scoreThreshold: options.scoreThreshold, metadataThreshold: tensor?.scoreThreshold,
+                maxResults: options.maxResults)))
+        }
+        self.heads = heads
+    }
+
+    /// The first label file of `kind` (any locale), or with `locale` the one of that locale — MediaPipe's labels and
+    /// display names; nil when there is none.
+    static func labels(_ model: TFLiteModel, _ files: [AssociatedFile]?, kind: AssociatedFile.Kind, locale: String?) throws(VisionTaskError) -> [String]? {
+        guard let file = files?.first(where: { $0.kind == kind && (locale == nil || $0.locale == locale) }) else { return nil }
+        do { return try model.labels(named: file.name) } catch { throw .model(error) }
+    }
+
+    func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageClassifierResult {
+        let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
+        _ = try input.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
+                          keepAspectRatio: false, border: .replicate)
+        let start = now()
+        defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
+        var classifications: [Classifications] = []
+        for (index, head) in heads.enumerated() {
+            classifications.append(Classifications(headIndex: index, headName: head.name ?? "",
+                                                   categories: head.selection.categories(try runner.dequantizedOutput(index))))
+        }
+        let timestamp = timestampMilliseconds ?? 0
+        return ImageClassifierResult(classificationResult: ClassificationResult(classifications: classifications, timestampInMilliseconds: timestamp),
+                                     timestampInMilliseconds: timestamp)
+    }
+}

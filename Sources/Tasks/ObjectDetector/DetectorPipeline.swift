@@ -1,0 +1,143 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// The Object Detector's work per image, as MediaPipe's ObjectDetectorGraph does it for a model whose last operator
+/// is `TFLite_Detection_PostProcess` (its "in-model NMS" path): the whole image stretched to the model's input
+/// (bilinear, replicated border; uint8 models take the pixels as they are), the model run, then the operator's
+/// detections taken in its order — class allow/deny and score threshold per detection, `maxResults` counted on the
+/// kept ones — projected back through the input's transform, and turned into pixel boxes by truncation (each of x,
+/// y, width, height on its own, clamped to [0, size]; MediaPipe's DetectionTransformationCalculator), detections
+/// with the same integer box merged. No NMS after the operator's own.
+final class DetectorPipeline: TaskPipeline {
+    let runner: TensorRunner
+    let input: ImageInput
+    /// Output positions of the boxes, classes, scores and count.
+    let outputs: (boxes: Int, classes: Int, scores: Int, count: Int)
+    /// Box value positions of ymin, xmin, ymax, xmax (the metadata's BoundingBoxProperties).
+    let boxOrder: (yMin: Int, xMin: Int, yMax: Int, xMax: Int)
+    let selection: CategorySelection
+    let maxResults: Int?
+
+    init(bundle: TaskBundle, options: ObjectDetectorOptions.Values) throws(VisionTaskError) {
+        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
+            throw .wrongModel("an object detector is one .tflite model; this bundle holds \(bundle.memberPaths)")
+        }
+        runner = try TensorRunner(bundle: bundle, member: member, threads: options.baseOptions.numThreads)
+        guard let subgraph = runner.metadata?.subgraphs.first else {
+            throw .wrongModel("\(member): object detection models need TFLite model metadata, and this one has none")
+        }
+        let described = runner.interpreter.outputs
+        guard described.count == 4, subgraph.outputTensors.count == 4 else {
+            throw .wrongModel("\(member): an object detector's model ends in TFLite_Detection_PostProcess (4 outputs); this one has \(described.count)")
+        }
+        guard described.allSatisfy({ $0.type == .float32 }) else {
+            throw .wrongModel("\(member): the detection outputs are not float32")
+        }
+        if runner.interpreter.inputs.first?.type == .float32, subgraph.inputTensors.first?.normalization == nil {
+            throw .wrongModel("\(member) takes float32 pixels but its metadata gives no normalization to make them with")
+        }
+        input = try ImageInput(runner, defaultRange: 0...1, acceptsBytes: true)
+        // Outputs by their metadata names, as MediaPipe finds them; in model order when a name is missing.
+        let names = subgraph.outputTensors.map(\.name)
+        if let boxes = names.firstIndex(of: "location"), let classes = names.firstIndex(of: "category"),
+           let scores = names.firstIndex(of: "score"), let count = names.firstIndex(of: "number of detections") {
+            outputs = (boxes, classes, scores, count)
+        } else {
+            outputs = (0, 1, 2, 3)
+        }
+        if case let .boundingBox(index, _, _)? = subgraph.outputTensors[outputs.boxes].content, index.count == 4,
+           Set(index) == [0, 1, 2, 3] {
+            // index[k] is where coordinate k (left, top, right, bottom) sits.
+            boxOrder = (Int(index[1]), Int(index[0]), Int(index[3]), Int(index[2]))
+        } else {
+            boxOrder = (0, 1, 2, 3)
+        }
+        let model: TFLiteModel
+        do { model = try bundle.model(member) } catch { throw .model(error) }
+        let files = subgraph.outputTensors[outputs.classes].associatedFiles
+        selection = try CategorySelection(
+            labels: try ClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: nil),
+            displayNames: try ClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: options.displayNamesLocale),
+            allowlist: options.categoryAllowlist, denylist: options.categoryDenylist,
+            scoreThreshold: options.scoreThreshold, metadataThreshold: subgraph.outputTensors[2].scoreThreshold,
+            maxResults: options.maxResults)
+        maxResults = options.maxResults > 0 ? options.maxResults : nil
+    }
+
+    func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ObjectDetectorResult {
+        let rotation = Float(image.orientation.regionRotationDegrees * .pi / 180)
+        let whole = NormalizedRect.whole(rotation: rotation)
+        let region = whole.region(imageWidth: image.width, imageHeight: image.height)
+        _ = try input.run(image, region: region, keepAspectRatio: false, border: .replicate)
+        let start = now()
+        defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
+        let boxes = try runner.output(outputs.boxes), classes = try runner.output(outputs.classes)
+        let scores = try runner.output(outputs.scores), count = try runner.output(outputs.count)
+        let projection = Projection(region: region, imageWidth: image.width, imageHeight: image.height)
+        var detections: [Detection] = []
+        var boxesSeen: [CGRect: Int] = [:]
+        let available = min(count.first.map { $0.isFinite ? Int(max($0, 0)) : 0 } ?? 0, scores.count, classes.count, boxes.count / 4)
+        for i in 0..<available {
+            if let maxResults, detections.count == maxResults { break }
+            let classValue = classes[i]
+            guard classValue.isFinite, abs(classValue) < 1e9 else { continue }
+            let label = Int(classValue)
+            guard selection.isAllowed(label), !(scores[i] < selection.threshold) else { continue }
+            let box = boxes[(4 * i)..<(4 * i + 4)].map { $0 }
+            let xMin = box[boxOrder.xMin], yMin = box[boxOrder.yMin]
+            let width = box[boxOrder.xMax] - xMin, height = box[boxOrder.yMax] - yMin
+            guard !(width < 0), !(height < 0), !width.isNaN, !height.isNaN else { continue }
+            let projected = projection.box(xMin: xMin, yMin: yMin, width: width, height: height)
+            let pixels = CGRect(x: Self.bounded(projected.xMin * Float(image.width), image.width),
+                                y: Self.bounded(projected.yMin * Float(image.height), image.height),
+                                width: Self.bounded(projected.width * Float(image.width), image.width),
+                                height: Self.bounded(projected.height * Float(image.height), image.height))
+            // MediaPipe reports a labelled class with index −1 (its label id cleared once a label is found).
+            var category = selection.category(label, score: scores[i])
+            if category.categoryName != nil { category.index = -1 }
+            if let earlier = boxesSeen[pixels] {
+                detections[earlier].categories.append(category)
+            } else {
+                boxesSeen[pixels] = detections.count
+                detections.append(Detection(categories: [category], boundingBox: pixels))
+            }
+        }
+        return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestampMilliseconds ?? 0)
+    }
+
+    /// C++'s float-to-int truncation, then clamped to [0, upper].
+    static func bounded(_ value: Float, _ upper: Int) -> Int {
+        guard value.isFinite else { return value > 0 ? upper : 0 }
+        let truncated = value >= Float(Int32.max) ? Int(Int32.max) : (value <= Float(Int32.min) ? Int(Int32.min) : Int(value))
+        return max(min(truncated, upper), 0)
+    }
+
+    /// MediaPipe's DetectionProjectionCalculator with `GetRotatedSubRectToRectTransformMatrix`, in float: the box's
+    /// corners through the input region's matrix, and their axis-aligned bounds. Nearly the identity for an unturned
+    /// image (W × fl(1/W) is 0.99999994 for some W), but the truncation to pixels right after makes it matter.
+    struct Projection {
+        let m0: Float, m1: Float, m3: Float, m4: Float, m5: Float, m7: Float
+
+        init(region: RegionOfInterest, imageWidth: Int, imageHeight: Int) {
+            let a = Float(region.width), b = Float(region.height)
+            let radians = Float(region.rotationDegrees * .pi / 180)
+            let c = cosf(radians), d = sinf(radians)
+            let e = Float(region.centerX), f = Float(region.centerY)
+            let g = 1 / Float(imageWidth), h = 1 / Float(imageHeight)
+            m0 = a * c * 1 * g
+            m1 = -b * d * g
+            m3 = (-0.5 * a * c * 1 + 0.5 * b * d + e) * g
+            m4 = a * d * 1 * h
+            m5 = b * c * h
+            m7 = (-0.5 * b * c - 0.5 * a * d * 1 + f) * h
+        }
+
+        func box(xMin: Float, yMin: Float, width: Float, height: Float) -> (xMin: Float, yMin: Float, width: Float, height: Float) {
+            let corners = [(xMin, yMin), (xMin + width, yMin), (xMin + width, yMin + height), (xMin, yMin + height)]
+                .map { (x: $0.0 * m0 + $0.1 * m1 + m3, y: $0.0 * m4 + $0.1 * m5 + m7) }
+            let left = corners.map(\.x).min()!, right = corners.map(\.x).max()!
+            let top = corners.map(\.y).min()!, bottom = corners.map(\.y).max()!
+            return (left, top, right - left, bottom - top)
+        }
+    }
+}
