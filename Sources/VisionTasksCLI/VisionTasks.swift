@@ -7,7 +7,8 @@ struct VisionTasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
-        subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self])
+        subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
+                      ObjectCommand.self, ClassifyCommand.self])
 }
 
 struct ModelCommand: ParsableCommand {
