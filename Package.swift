@@ -31,6 +31,9 @@ let package = Package(
     products: [
         // One import for task users: VisionTasks re-exports the image types (MPImage) it takes.
         .library(name: "VisionTasks", targets: ["VisionTasks"]),
+        // ML Kit's object detection and tracking API, in a module of its own: its names (`ObjectDetector`,
+        // `ObjectDetectorOptions`) are MediaPipe's too. `import VisionTasksMLKit` alone serves ML Kit's guide.
+        .library(name: "VisionTasksMLKit", targets: ["VisionTasksMLKit"]),
         // The bare engine, for running a .tflite model without a task around it.
         .library(name: "VisionTasksEngine", targets: ["VisionTasksEngine"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
@@ -71,6 +74,8 @@ let package = Package(
         .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
+
+        .target(name: "VisionTasksMLKit", dependencies: ["VisionTasks", "VisionTasksImaging"], path: "Sources/MLKit"),
 
         .executableTarget(
             name: "VisionTasksCLI",
