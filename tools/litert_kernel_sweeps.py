@@ -78,6 +78,7 @@ from functools import partial
 import flatbuffers
 import numpy as np
 from ai_edge_litert import schema_py_generated as schema
+from litert_flatbuffers import AlignedBufferT  # tools/litert_flatbuffers.py
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 KINDS = ["float32", "uint8", "int8"]
@@ -131,22 +132,6 @@ class Case:
         self.inputs, self.outputs, self.options = inputs, outputs, options
         self.parameters = parameters  # what version() needs to know
 
-
-class AlignedBufferT(schema.BufferT):
-    """A constant buffer packed 16-byte aligned, as LiteRT's converter writes them."""
-
-    def Pack(self, builder):
-        data = None
-        if self.data is not None and len(self.data):
-            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
-            builder.StartVector(1, len(raw), 16)
-            builder.head = builder.head - len(raw)
-            builder.Bytes[builder.head:builder.head + len(raw)] = raw
-            data = builder.EndVector()
-        schema.BufferStart(builder)
-        if data is not None:
-            schema.BufferAddData(builder, data)
-        return schema.BufferEnd(builder)
 
 
 def version(case):

@@ -61,6 +61,7 @@ import numpy as np
 from flatbuffers import flexbuffers
 from PIL import Image
 from ai_edge_litert import schema_py_generated as schema
+from litert_flatbuffers import AlignedBufferT  # tools/litert_flatbuffers.py
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 MODEL = "ssd_mobilenet_v1.tflite"
@@ -165,22 +166,6 @@ def new_tensor(name, kind, shape, quant=None):
     tensor.quantization = quant
     return tensor
 
-
-class AlignedBufferT(schema.BufferT):
-    """A constant buffer packed 16-byte aligned, as LiteRT's converter writes them."""
-
-    def Pack(self, builder):
-        data = None
-        if self.data is not None and len(self.data):
-            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
-            builder.StartVector(1, len(raw), 16)
-            builder.head = builder.head - len(raw)
-            builder.Bytes[builder.head:builder.head + len(raw)] = raw
-            data = builder.EndVector()
-        schema.BufferStart(builder)
-        if data is not None:
-            schema.BufferAddData(builder, data)
-        return schema.BufferEnd(builder)
 
 
 def pack(inputs, outputs, options, description):

@@ -51,6 +51,7 @@ import flatbuffers
 import numpy as np
 from PIL import Image
 from ai_edge_litert import schema_py_generated as schema
+from litert_flatbuffers import AlignedBufferT  # tools/litert_flatbuffers.py
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -114,22 +115,6 @@ def model_input(shared, name, detail, consumer):
         return ((values - zero_point) * scale).astype(np.float32)
     return (q.astype(np.int32) - 128).astype(dtype)
 
-
-class AlignedBufferT(schema.BufferT):
-    """A constant buffer packed 16-byte aligned, as LiteRT's converter writes them."""
-
-    def Pack(self, builder):
-        data = None
-        if self.data is not None and len(self.data):
-            raw = np.asarray(self.data, dtype=np.uint8).tobytes()
-            builder.StartVector(1, len(raw), 16)
-            builder.head = builder.head - len(raw)
-            builder.Bytes[builder.head:builder.head + len(raw)] = raw
-            data = builder.EndVector()
-        schema.BufferStart(builder)
-        if data is not None:
-            schema.BufferAddData(builder, data)
-        return schema.BufferEnd(builder)
 
 
 def is_constant(model, tensor):

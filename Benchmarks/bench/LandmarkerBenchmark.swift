@@ -50,7 +50,14 @@ extension GestureRecognizer: BenchLandmarker {
     }
 }
 
-/// `bench pose`, `bench face`, `bench hand` and `bench gesture`: a landmarker end to end, per stage, in image, video or live-stream mode, with
+extension ObjectDetector: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
+    }
+    var stages: [(String, StageTimings)] { [("detector", timings)] }
+}
+
+/// `bench pose`, `bench face`, `bench hand`, `bench gesture` and `bench objects`: a landmarker end to end, per stage, in image, video or live-stream mode, with
 /// MediaPipe's own pipeline on the same frames beside it.
 enum LandmarkerBenchmark {
     /// What each task's job runs by default, and the models of its bundle that LiteRT times for comparison.
@@ -75,6 +82,8 @@ enum LandmarkerBenchmark {
                                   members: ["hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",
                                             "hand_gesture_recognizer.task/gesture_embedder.tflite",
                                             "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"])
+        static let objects = Task(name: "object", model: "Models/ssd_mobilenet_v1.tflite", image: "../shared/images/obj_street_people.jpg",
+                                  video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""])
     }
 
     struct Arguments {
@@ -129,7 +138,16 @@ enum LandmarkerBenchmark {
         let sink = LiveSink()
         let landmarker: any BenchLandmarker
         let described: String
-        if task.name == "hand" || task.name == "gesture" {
+        if task.name == "object" {
+            // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
+            let options = ObjectDetectorOptions()
+            options.baseOptions.modelAssetPath = a.model
+            options.baseOptions.numThreads = a.threads
+            options.runningMode = runningMode
+            if a.mode == "live" { options.objectDetectorLiveStreamDelegate = sink }
+            landmarker = try ObjectDetector(options: options)
+            described = "default options"
+        } else if task.name == "hand" || task.name == "gesture" {
             // numHands 1, MediaPipe's default, as the MediaPipe side runs.
             if task.name == "hand" {
                 let options = HandLandmarkerOptions()
@@ -251,7 +269,7 @@ enum LandmarkerBenchmark {
         // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
         let threads = a.threads ?? ProcessInfo.processInfo.activeProcessorCount
         for member in task.members {
-            if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: ["\(a.model)#\(member)", "\(threads)", "30"]) {
+            if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: [member.isEmpty ? a.model : "\(a.model)#\(member)", "\(threads)", "30"]) {
                 print("litert \(member) (\(threads) threads): \(line)")
             }
         }
@@ -268,7 +286,10 @@ enum LandmarkerBenchmark {
 
 /// Counts live-stream results, of either task.
 final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
-    GestureRecognizerLiveStreamDelegate, @unchecked Sendable {
+    GestureRecognizerLiveStreamDelegate, ObjectDetectorLiveStreamDelegate, @unchecked Sendable {
+    func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?, timestampInMilliseconds: Int, error: (any Error)?) {
+        lock.lock(); delivered += 1; lock.unlock()
+    }
     private let lock = NSLock()
     private var delivered = 0
     var count: Int { lock.lock(); defer { lock.unlock() }; return delivered }

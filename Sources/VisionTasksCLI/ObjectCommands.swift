@@ -10,6 +10,17 @@ struct CategoryOptions: ParsableArguments {
     @Option(help: "Only these category names (repeat the option).") var allow: [String] = []
     @Option(help: "Never these category names (repeat the option).") var deny: [String] = []
 
+    /// Sets a task's options from the command line: model, threads, running mode and these fields.
+    func apply(to options: ClassificationTaskOptions, common: TaskCommandOptions) {
+        options.baseOptions.modelAssetPath = common.model
+        options.baseOptions.numThreads = common.threads
+        options.runningMode = common.runningMode
+        options.maxResults = maxResults
+        options.scoreThreshold = scoreThreshold
+        options.categoryAllowlist = allow
+        options.categoryDenylist = deny
+    }
+
     func validate() throws {
         guard maxResults != 0 else { throw ValidationError("--max-results must not be 0 (negative: all)") }
         guard scoreThreshold.isFinite else { throw ValidationError("--score-threshold must be a number") }
@@ -28,13 +39,7 @@ struct ObjectCommand: ParsableCommand {
     func run() throws {
         let runner = try TaskCommandRunner(options: common, taskName: "object")
         let options = ObjectDetectorOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
-        options.maxResults = categories.maxResults
-        options.scoreThreshold = categories.scoreThreshold
-        options.categoryAllowlist = categories.allow
-        options.categoryDenylist = categories.deny
+        categories.apply(to: options, common: common)
         let delegate = runner.live.map(ObjectLiveStreamDelegate.init)
         options.objectDetectorLiveStreamDelegate = delegate
         let detector: ObjectDetector
@@ -87,13 +92,7 @@ struct ClassifyCommand: ParsableCommand {
     func run() throws {
         let runner = try TaskCommandRunner(options: common, taskName: "classify")
         let options = ImageClassifierOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
-        options.maxResults = categories.maxResults
-        options.scoreThreshold = categories.scoreThreshold
-        options.categoryAllowlist = categories.allow
-        options.categoryDenylist = categories.deny
+        categories.apply(to: options, common: common)
         let delegate = runner.live.map(ClassifierLiveStreamDelegate.init)
         options.imageClassifierLiveStreamDelegate = delegate
         let classifier: ImageClassifier

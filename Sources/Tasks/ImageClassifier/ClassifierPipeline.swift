@@ -14,7 +14,7 @@ final class ClassifierPipeline: TaskPipeline {
     let input: ImageInput
     let heads: [Head]
 
-    init(bundle: TaskBundle, options: ImageClassifierOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: ClassificationTaskOptions.Values) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
             throw .wrongModel("an image classifier is one .tflite model; this bundle holds \(bundle.memberPaths)")
         }
@@ -29,8 +29,10 @@ final class ClassifierPipeline: TaskPipeline {
         do { model = try bundle.model(member) } catch { throw .model(error) }
         var heads: [Head] = []
         for (index, output) in runner.interpreter.outputs.enumerated() {
-            guard [.float32, .uint8, .int8].contains(output.type) else {
-                throw .wrongModel("\(member): output \(index) is \(output.type.name), not scores")
+            // One score vector per head ([1, N] or [N]): a detector's box or count outputs are not class scores.
+            guard [.float32, .uint8, .int8].contains(output.type), let classes = output.shape.last, classes > 0,
+                  output.elementCount == classes else {
+                throw .wrongModel("\(member): output \(index) (\(output.type.name) \(output.shape)) is not one vector of class scores")
             }
             let tensor = metadata?.subgraphs.first?.outputTensors.dropFirst(index).first
             let labels = try Self.labels(model, tensor?.associatedFiles, kind: .tensorAxisLabels, locale: nil)

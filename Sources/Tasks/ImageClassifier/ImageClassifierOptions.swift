@@ -1,50 +1,10 @@
-/// Options of an ``ImageClassifier``, with MediaPipe's names and its iOS defaults.
-public final class ImageClassifierOptions {
-    /// Every option but the delegate, in one value: ``copy()`` copies it whole.
-    struct Values: Sendable {
-        var baseOptions = BaseOptions()
-        var runningMode: RunningMode = .image
-        var displayNamesLocale = "en"
-        var maxResults = -1
-        var scoreThreshold: Float = 0
-        var categoryAllowlist: [String] = []
-        var categoryDenylist: [String] = []
-    }
-
-    var values = Values()
-
-    public var baseOptions: BaseOptions {
-        get { values.baseOptions } set { values.baseOptions = newValue }
-    }
-    public var runningMode: RunningMode {
-        get { values.runningMode } set { values.runningMode = newValue }
-    }
-    /// The locale of the display names to use, from the model metadata's label files ("en" by default).
-    public var displayNamesLocale: String {
-        get { values.displayNamesLocale } set { values.displayNamesLocale = newValue }
-    }
-    /// The most categories to return, best first; negative for all of them (0 is an error).
-    public var maxResults: Int {
-        get { values.maxResults } set { values.maxResults = newValue }
-    }
-    /// Categories scoring below this are not returned. MediaPipe's iOS API always applies it (default 0), so a
-    /// threshold in the model's metadata is never used.
-    public var scoreThreshold: Float {
-        get { values.scoreThreshold } set { values.scoreThreshold = newValue }
-    }
-    /// Only these category names (matched to the first label that carries each; unknown names are ignored, and if none
-    /// is known every category stays, as in MediaPipe). Exclusive with the denylist.
-    public var categoryAllowlist: [String] {
-        get { values.categoryAllowlist } set { values.categoryAllowlist = newValue }
-    }
-    /// Category names never returned. Exclusive with the allowlist.
-    public var categoryDenylist: [String] {
-        get { values.categoryDenylist } set { values.categoryDenylist = newValue }
-    }
+/// Options of an ``ImageClassifier``, with MediaPipe's names and its iOS defaults (the shared fields are
+/// ``ClassificationTaskOptions``'s).
+public final class ImageClassifierOptions: ClassificationTaskOptions {
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
     public weak var imageClassifierLiveStreamDelegate: (any ImageClassifierLiveStreamDelegate)?
 
-    public init() {}
+    public override init() {}
 
     /// A copy with the same options and delegate.
     public func copy() -> ImageClassifierOptions {
@@ -55,11 +15,7 @@ public final class ImageClassifierOptions {
     }
 
     func validate() throws(VisionTaskError) {
-        try baseOptions.validate()
-        try OptionCheck.categoryLists(allowlist: categoryAllowlist, denylist: categoryDenylist, maxResults: maxResults,
-                                      scoreThreshold: scoreThreshold)
-        try OptionCheck.liveStreamDelegate(isSet: imageClassifierLiveStreamDelegate != nil, runningMode: runningMode,
-                                           "imageClassifierLiveStreamDelegate")
+        try validate(delegateIsSet: imageClassifierLiveStreamDelegate != nil, delegateName: "imageClassifierLiveStreamDelegate")
     }
 }
 

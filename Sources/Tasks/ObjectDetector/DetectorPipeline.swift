@@ -18,7 +18,7 @@ final class DetectorPipeline: TaskPipeline {
     let selection: CategorySelection
     let maxResults: Int?
 
-    init(bundle: TaskBundle, options: ObjectDetectorOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: ClassificationTaskOptions.Values) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
             throw .wrongModel("an object detector is one .tflite model; this bundle holds \(bundle.memberPaths)")
         }

@@ -1,49 +1,10 @@
-/// Options of an ``ObjectDetector``, with MediaPipe's names and its iOS defaults.
-public final class ObjectDetectorOptions {
-    /// Every option but the delegate, in one value: ``copy()`` copies it whole.
-    struct Values: Sendable {
-        var baseOptions = BaseOptions()
-        var runningMode: RunningMode = .image
-        var displayNamesLocale = "en"
-        var maxResults = -1
-        var scoreThreshold: Float = 0
-        var categoryAllowlist: [String] = []
-        var categoryDenylist: [String] = []
-    }
-
-    var values = Values()
-
-    public var baseOptions: BaseOptions {
-        get { values.baseOptions } set { values.baseOptions = newValue }
-    }
-    public var runningMode: RunningMode {
-        get { values.runningMode } set { values.runningMode = newValue }
-    }
-    /// The locale of the display names to use, from the model metadata's label files ("en" by default).
-    public var displayNamesLocale: String {
-        get { values.displayNamesLocale } set { values.displayNamesLocale = newValue }
-    }
-    /// The most detections to return, best first; negative for all of them (0 is an error).
-    public var maxResults: Int {
-        get { values.maxResults } set { values.maxResults = newValue }
-    }
-    /// Detections scoring below this are not returned (MediaPipe's iOS API always applies it; default 0).
-    public var scoreThreshold: Float {
-        get { values.scoreThreshold } set { values.scoreThreshold = newValue }
-    }
-    /// Only these category names (the first label carrying each; unknown names are ignored, and if none is known
-    /// every detection stays, as in MediaPipe). Exclusive with the denylist.
-    public var categoryAllowlist: [String] {
-        get { values.categoryAllowlist } set { values.categoryAllowlist = newValue }
-    }
-    /// Category names never returned. Exclusive with the allowlist.
-    public var categoryDenylist: [String] {
-        get { values.categoryDenylist } set { values.categoryDenylist = newValue }
-    }
+/// Options of an ``ObjectDetector``, with MediaPipe's names and its iOS defaults (the shared fields are
+/// ``ClassificationTaskOptions``'s).
+public final class ObjectDetectorOptions: ClassificationTaskOptions {
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
     public weak var objectDetectorLiveStreamDelegate: (any ObjectDetectorLiveStreamDelegate)?
 
-    public init() {}
+    public override init() {}
 
     /// A copy with the same options and delegate.
     public func copy() -> ObjectDetectorOptions {
@@ -54,11 +15,7 @@ public final class ObjectDetectorOptions {
     }
 
     func validate() throws(VisionTaskError) {
-        try baseOptions.validate()
-        try OptionCheck.categoryLists(allowlist: categoryAllowlist, denylist: categoryDenylist, maxResults: maxResults,
-                                      scoreThreshold: scoreThreshold)
-        try OptionCheck.liveStreamDelegate(isSet: objectDetectorLiveStreamDelegate != nil, runningMode: runningMode,
-                                           "objectDetectorLiveStreamDelegate")
+        try validate(delegateIsSet: objectDetectorLiveStreamDelegate != nil, delegateName: "objectDetectorLiveStreamDelegate")
     }
 }
 

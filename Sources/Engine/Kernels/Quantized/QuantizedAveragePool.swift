@@ -7,31 +7,19 @@ import VisionTasksModelFormat
 /// count is added to positive sums and subtracted from negative ones), clamped to the activation's bounds. TFLite
 /// requires the output to keep the input's scale and zero point, so no requantization.
 struct QuantizedAveragePoolKernel: Kernel {
-    /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
-    let signed: Bool
-    let input: Int
-    let output: Int
-    let batch: Int
-    let channels: Int
-    let y: WindowAxis
-    let x: WindowAxis
-    let bounds: ClosedRange<Int32>
+    let window: QuantizedPoolWindow
+    var signed: Bool { window.signed }
+    var input: Int { window.input }
+    var output: Int { window.output }
+    var batch: Int { window.batch }
+    var channels: Int { window.channels }
+    var y: WindowAxis { window.y }
+    var x: WindowAxis { window.x }
+    var bounds: ClosedRange<Int32> { window.bounds }
 
     init(_ context: OperatorContext) throws(EngineError) {
-        guard case let .pool2D(options) = context.options else { throw context.fail("missing Pool2DOptions") }
-        input = try context.input(0)
-        output = try context.output(0)
-        signed = try context.requireSameQuantizedType([output]) == .int8
-        let q = try context.quantization(input), out = try context.quantization(output)
-        guard q == out else { throw context.unsupported("output quantization differs from the input's") }
-        guard let i = nhwc(context.shape(input)) else { throw context.fail("input is not 4-D") }
-        batch = i.n
-        channels = i.c
-        y = try context.windowAxis(input: i.h, filter: Int(options.filterHeight), stride: options.strideHeight, dilation: 1, padding: options.padding)
-        x = try context.windowAxis(input: i.w, filter: Int(options.filterWidth), stride: options.strideWidth, dilation: 1, padding: options.padding)
-        guard let bounds = out.builtinBounds(options.activation) else { throw context.unsupported("fused \(options.activation) on a quantized output") }
-        self.bounds = bounds
-        try context.expect([batch, y.output, x.output, channels], forOutput: 0)
+        // LiteRT runs every quantized average pool with its builtin kernel.
+        window = try QuantizedPoolWindow(context) { _ in true }
     }
 
     func run(_ memory: TensorMemory) {

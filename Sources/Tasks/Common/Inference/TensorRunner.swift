@@ -41,27 +41,20 @@ final class TensorRunner {
 
     /// Fills float input `index` in place; `body`'s time counts as pre-processing.
     func withInputFloats<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws(VisionTaskError) -> R {
-        let start = now()
-        defer { timings.preprocessing += Double(now() - start) / 1e6 }
-        do {
-            return try interpreter.withInputFloats(index, body)
-        } catch let error as VisionTaskError {
-            throw error
-        } catch let error as ImageError {
-            throw .image(error)
-        } catch let error as EngineError {
-            throw .engine(error)
-        } catch {
-            throw .wrongModel("\(member): \(error)")
-        }
+        try timedInput { try interpreter.withInputFloats(index, body) }
     }
 
     /// Fills uint8 input `index` in place; `body`'s time counts as pre-processing.
     func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) throws(VisionTaskError) -> R {
+        try timedInput { try interpreter.withInputBytes(index, body) }
+    }
+
+    /// Times filling an input, with its errors as the task's.
+    private func timedInput<R>(_ fill: () throws -> R) throws(VisionTaskError) -> R {
         let start = now()
         defer { timings.preprocessing += Double(now() - start) / 1e6 }
         do {
-            return try interpreter.withInputBytes(index, body)
+            return try fill()
         } catch let error as VisionTaskError {
             throw error
         } catch let error as ImageError {

@@ -65,15 +65,6 @@ enum OptionCheck {
         guard value >= 1 else { throw .invalidOption(name: name, reason: "\(value) is below 1") }
     }
 
-    /// The flat classifier fields of the object detector and image classifier, as MediaPipe checks them.
-    static func categoryLists(allowlist: [String], denylist: [String], maxResults: Int, scoreThreshold: Float) throws(VisionTaskError) {
-        if !allowlist.isEmpty, !denylist.isEmpty {
-            throw .invalidOption(name: "categoryAllowlist", reason: "categoryAllowlist and categoryDenylist are mutually exclusive")
-        }
-        if maxResults == 0 { throw .invalidOption(name: "maxResults", reason: "0 would return nothing; use a positive value, or -1 for all") }
-        if scoreThreshold.isNaN { throw .invalidOption(name: "scoreThreshold", reason: "NaN") }
-    }
-
     /// A live-stream delegate is set exactly in live-stream mode.
     static func liveStreamDelegate(isSet: Bool, runningMode: RunningMode, _ name: String) throws(VisionTaskError) {
         if runningMode == .liveStream, !isSet { throw .missingLiveStreamDelegate }
