@@ -113,6 +113,10 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport"], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
+            name: "MLKitTests",
+            dependencies: ["VisionTasksMLKit", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/MLKitTests"),
+        .testTarget(
             name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],
             path: "Tests/SystemLibraryTests"),
     ]
