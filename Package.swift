@@ -41,6 +41,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // SHA-256 of downloaded models (VisionTasksMLKit's ModelManager): Apple's CryptoKit API, BoringSSL on Linux.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
     ],
     targets: [
         // System libraries from Debian; `providers` names the package that supplies each.
@@ -75,7 +77,10 @@ let package = Package(
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
 
-        .target(name: "VisionTasksMLKit", dependencies: ["VisionTasks", "VisionTasksImaging"], path: "Sources/MLKit"),
+        .target(
+            name: "VisionTasksMLKit",
+            dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/MLKit"),
 
         .executableTarget(
             name: "VisionTasksCLI",
@@ -107,6 +112,10 @@ let package = Package(
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
         .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport"], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
+        .testTarget(
+            name: "MLKitTests",
+            dependencies: ["VisionTasksMLKit", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/MLKitTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],
             path: "Tests/SystemLibraryTests"),

@@ -1,0 +1,55 @@
+/// Why a remote model was not downloaded, or not deleted: the error in `.mlkitModelDownloadDidFail`'s `userInfo`
+/// (under `ModelDownloadUserInfoKey.error.rawValue`) and in `deleteDownloadedModel`'s completion. ML Kit gives an
+/// `NSError` there; ours is typed, so `userInfo[...] as? ModelDownloadError` tells the cases apart.
+public enum ModelDownloadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A `FirebaseModelSource` name that no source was registered for (``ModelManager/register(_:)``, or the
+    /// environment variable `VISION_TASKS_MODEL_SOURCES`).
+    case noSource(name: String)
+    /// A source whose URL or SHA-256 is unusable: a line of `VISION_TASKS_MODEL_SOURCES` that does not parse, or a
+    /// SHA-256 that is not 64 hexadecimal digits.
+    case invalidSource(name: String, reason: String)
+    /// A model name that cannot be a file name in the cache: empty, or with a path separator, `..` or a NUL in it.
+    case invalidModelName(String)
+    /// A URL that is not HTTPS (plain HTTP only to 127.0.0.1, ::1 or localhost), directly or by a redirect.
+    case insecureURL(String)
+    /// The server answered with a status other than 200.
+    case httpStatus(Int)
+    /// The connection ended before the whole file came: `received` bytes of `expected` (nil when the server did not
+    /// say how many).
+    case interrupted(received: Int64, expected: Int64?)
+    /// The downloaded bytes do not hash to the source's SHA-256 (lowercase hexadecimal, both).
+    case checksumMismatch(expected: String, actual: String)
+    /// The downloaded file is not a TFLite model (empty, or not a `TFL3` flatbuffer that parses).
+    case notAModel(reason: String)
+    /// The request failed before or without a response (no connection, a DNS or TLS failure, a time-out).
+    case network(String)
+    /// The download's `Progress` was cancelled.
+    case cancelled
+    /// The cache directory or a file in it could not be created, written, renamed or removed.
+    case fileSystem(String)
+    /// `deleteDownloadedModel` of a model that is not downloaded.
+    case notDownloaded(name: String)
+
+    public var description: String {
+        switch self {
+        case let .noSource(name): return "no source is registered for the remote model '\(name)'"
+        case let .invalidSource(name, reason): return "the source of the remote model '\(name)' is invalid: \(reason)"
+        case let .invalidModelName(name): return "'\(name)' cannot name a model file (path separator, '..' or empty)"
+        case let .insecureURL(url): return "refused \(url): models are downloaded over HTTPS only"
+        case let .httpStatus(status): return "the server answered HTTP \(status)"
+        case let .interrupted(received, expected):
+            return "the download was interrupted after \(received) bytes" + (expected.map { " of \($0)" } ?? "")
+        case let .checksumMismatch(expected, actual):
+            return "the download's SHA-256 is \(actual), the source's is \(expected)"
+        case let .notAModel(reason): return "the download is not a TFLite model: \(reason)"
+        case let .network(reason): return "the download failed: \(reason)"
+        case .cancelled: return "the download was cancelled"
+        case let .fileSystem(reason): return "the model cache: \(reason)"
+        case let .notDownloaded(name): return "the remote model '\(name)' is not downloaded"
+        }
+    }
+}
+
+extension ModelDownloadError: LocalizedError {
+    public var errorDescription: String? { description }
+}
