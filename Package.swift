@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks",
+                "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksMLKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
@@ -99,6 +99,11 @@ let package = Package(
         .executableTarget(name: "seed-snippets", dependencies: ["VisionTasks"], path: "Examples/SeedSnippets"),
         .executableTarget(
             name: "seed-snippets-swift5", dependencies: ["VisionTasks"], path: "Examples/SeedSnippetsSwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+
+        .executableTarget(name: "mlkit-seed-snippets", dependencies: ["VisionTasksMLKit"], path: "Examples/MLKitSeedSnippets"),
+        .executableTarget(
+            name: "mlkit-seed-snippets-swift5", dependencies: ["VisionTasksMLKit"], path: "Examples/MLKitSeedSnippetsSwift5",
             swiftSettings: [.swiftLanguageMode(.v5)]),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.

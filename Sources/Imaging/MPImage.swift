@@ -55,7 +55,8 @@ public struct MPImage: Sendable {
     public let width: Int
     public let height: Int
     public let format: PixelFormat
-    public let orientation: ImageOrientation
+    public var orientation: ImageOrientation { orientationValue }
+    private var orientationValue: ImageOrientation
     /// The EXIF orientation tag (1–8) of a JPEG, when present. Read, never applied: MediaPipe does not apply it.
     public let exifOrientation: Int?
     let planes: [Plane]
@@ -88,7 +89,7 @@ public struct MPImage: Sendable {
         self.height = height
         self.format = format
         self.planes = planes
-        self.orientation = orientation
+        self.orientationValue = orientation
         self.exifOrientation = exifOrientation
     }
 
@@ -182,6 +183,35 @@ public struct MPImage: Sendable {
     }
 
     /// The image as tightly packed RGB8 (a copy; used for encoding and drawing).
+    /// The same pixels under another orientation (the planes are shared, not copied).
+    public func withOrientation(_ orientation: ImageOrientation) -> MPImage {
+        var copy = self
+        copy.orientationValue = orientation
+        return copy
+    }
+
+    /// The pixels of a rectangle (clipped to the image) as a new RGB image with this image's orientation; nil when
+    /// the rectangle holds no pixel.
+    public func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> MPImage? {
+        let left = max(0, x), top = max(0, y)
+        let right = min(width, x &+ max(cropWidth, 0)), bottom = min(height, y &+ max(cropHeight, 0))
+        guard right > left, bottom > top else { return nil }
+        var out = [UInt8](repeating: 0, count: (right - left) * (bottom - top) * 3)
+        out.withUnsafeMutableBufferPointer { out in
+            withPixelReader { reader in
+                var at = 0
+                for row in top..<bottom {
+                    for column in left..<right {
+                        let value = reader.rgb(column, row)
+                        out[at] = value.x; out[at + 1] = value.y; out[at + 2] = value.z
+                        at += 3
+                    }
+                }
+            }
+        }
+        return try? MPImage(pixels: out, width: right - left, height: bottom - top, format: .rgb8, orientation: orientation)
+    }
+
     public func rgbPixels() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height * 3)
         out.withUnsafeMutableBufferPointer { out in

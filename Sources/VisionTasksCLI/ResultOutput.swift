@@ -45,6 +45,11 @@ final class ResultOutput: @unchecked Sendable {
         try append(entry, keep: true)
     }
 
+    /// One answered frame whose fields sit beside the image's (the `odt` command's schema).
+    func write(entry: [String: Any]) throws {
+        try append(entry, keep: true)
+    }
+
     /// A live-stream frame the task dropped because it was busy.
     func writeDropped(timestamp: Int) throws {
         try append(["timestampMs": timestamp, "dropped": true], keep: false)

@@ -60,6 +60,11 @@ public final class ObjectDetector: Sendable {
         runner.close()
     }
 
+    /// The detector's class labels (from its metadata), for ML Kit's labels, which carry the class index.
+    package var classLabels: [String]? {
+        runner.withPipeline { $0.selection.labels }
+    }
+
     /// Stage timings accumulated so far (for benchmarks).
     package var timings: StageTimings {
         runner.withPipeline { $0.runner.timings }

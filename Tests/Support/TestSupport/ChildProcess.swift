@@ -14,10 +14,14 @@ public enum ChildProcess {
 
     /// Runs `executable` with `arguments`; standard error is read after standard output, so a child that writes more
     /// than a pipe's 64 KB to standard error before closing standard output would stall (none of ours does).
-    public static func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
+    /// - Parameter environment: variables set for the child on top of ours.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

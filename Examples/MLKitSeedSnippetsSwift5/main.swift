@@ -1,0 +1,1 @@
+../MLKitSeedSnippets/main.swift

@@ -1,0 +1,166 @@
+import Foundation
+import Synchronization
+import VisionTasksMLKit
+import VisionTasksTestSupport
+import XCTest
+
+/// ML Kit's object detection and tracking (`import VisionTasksMLKit` alone): single-image and stream modes, tracking
+/// IDs on real clips, the custom classifier on each object, the detector's own labels, and bad models.
+final class ObjectDetectionTests: XCTestCase {
+    static func options(classifier: String?, mode: ObjectDetectorMode, multiple: Bool) -> CommonObjectDetectorOptions {
+        let options: CommonObjectDetectorOptions
+        if let classifier {
+            options = CustomObjectDetectorOptions(localModel: LocalModel(path: Repository.modelPath(classifier)))
+        } else {
+            options = ObjectDetectorOptions()
+        }
+        options.detectorModelPath = Repository.modelPath("ssd_mobilenet_v1.tflite")
+        options.detectorMode = mode
+        options.shouldEnableMultipleObjects = multiple
+        options.shouldEnableClassification = true
+        return options
+    }
+
+    static func image(_ name: String) throws -> VisionImage {
+        VisionImage(image: try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(name)").path))
+    }
+
+    /// The guide's promise for custom classifiers: a bird photo's most prominent object carries the bird classifier's
+    /// top label (MediaPipe's classifier gives the whole photo "Poecile atricapillus", classify.json).
+    func testBirdPhotosMostProminentObjectCarriesTheClassifiersTopLabel() throws {
+        let detector = ObjectDetector.objectDetector(options: Self.options(classifier: "bird_classifier.tflite", mode: .singleImage, multiple: false))
+        let objects = try detector.results(in: try Self.image("coral_bird.png"))
+        XCTAssertEqual(objects.count, 1)
+        XCTAssertEqual(objects.first?.labels.first?.text, "Poecile atricapillus (Black-capped Chickadee)")
+        XCTAssertNil(objects.first?.trackingID)
+        XCTAssertLessThanOrEqual(objects.first?.labels.count ?? 0, 10, "ML Kit's default maxPerObjectLabelCount")
+    }
+
+    func testSingleImageModeFindsUpToFiveObjectsWithoutIDsAndDetectorLabels() throws {
+        let detector = ObjectDetector.objectDetector(options: Self.options(classifier: nil, mode: .singleImage, multiple: true))
+        let objects = try detector.results(in: try Self.image("obj_street_people.jpg"))
+        XCTAssertGreaterThan(objects.count, 1)
+        XCTAssertLessThanOrEqual(objects.count, 5)
+        XCTAssertTrue(objects.allSatisfy { $0.trackingID == nil })
+        // Without a custom model, labels are the detector's COCO names with their class index ("person" is 0).
+        let person = try XCTUnwrap(objects.first { $0.labels.first?.text == "person" })
+        XCTAssertEqual(person.labels.first?.index, 0)
+    }
+
+    func testEfficientNetAndMobileNetLabelObjects() throws {
+        for (classifier, expected) in [("efficientnet_lite0.tflite", "chickadee"), ("mobilenet_v1_0.25_128_quant.tflite", "chickadee")] {
+            let options = Self.options(classifier: classifier, mode: .singleImage, multiple: false) as! CustomObjectDetectorOptions
+            options.maxPerObjectLabelCount = 3
+            options.classificationConfidenceThreshold = NSNumber(value: 0.1)
+            let objects = try ObjectDetector.objectDetector(options: options).results(in: try Self.image("coral_bird.png"))
+            let labels = try XCTUnwrap(objects.first?.labels)
+            XCTAssertLessThanOrEqual(labels.count, 3, classifier)
+            XCTAssertTrue(labels.allSatisfy { $0.confidence >= 0.1 }, classifier)
+            XCTAssertEqual(labels.first?.text, expected, classifier)
+        }
+    }
+
+    /// Stream mode on two real clips: an object matched to one of the previous frame (mutual best overlap, IoU ≥ 0.5)
+    /// keeps that one's tracking ID in ≥ 95 % of such matches, IDs are never reused for another object, and never more than five objects.
+    func testStreamModeKeepsTrackingIDs() throws {
+        for clip in ["outdoor_person_dog_sam2.mp4", "highway_traffic_bgslibrary.avi"] {
+            let detector = ObjectDetector.objectDetector(options: Self.options(classifier: nil, mode: .stream, multiple: true))
+            let decoder = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/\(clip)").path)
+            var previous: [Object] = [], matches = 0, kept = 0, frames = 0, largestID = -1
+            var lastSeen: [Int: CGRect] = [:], returned = 0
+            while frames < 90, let frame = try decoder.nextFrame() {
+                let objects = try detector.results(in: VisionImage(image: frame.image))
+                XCTAssertLessThanOrEqual(objects.count, 5)
+                let ids = objects.compactMap { $0.trackingID?.intValue }
+                XCTAssertEqual(ids.count, objects.count, "every stream object has an ID")
+                XCTAssertEqual(Set(ids).count, ids.count, "IDs are unique within a frame")
+                // An ID that comes back after frames away must come back where its object was (never for another one).
+                for object in objects {
+                    guard let id = object.trackingID?.intValue, let last = lastSeen[id], !previous.contains(where: { $0.trackingID?.intValue == id }) else { continue }
+                    XCTAssertGreaterThan(Self.iou(last, object.frame), 0.1, "\(clip): ID \(id) came back somewhere else")
+                    returned += 1
+                }
+                for object in objects { if let id = object.trackingID?.intValue { lastSeen[id] = object.frame } }
+                // A match: an object and a previous-frame object that are each other's best overlap, IoU ≥ 0.5 (near-
+                // duplicate boxes the detector keeps side by side cannot both be the same object).
+                for object in objects {
+                    guard let best = previous.max(by: { Self.iou($0.frame, object.frame) < Self.iou($1.frame, object.frame) }),
+                          Self.iou(best.frame, object.frame) >= 0.5,
+                          let back = objects.max(by: { Self.iou($0.frame, best.frame) < Self.iou($1.frame, best.frame) }),
+                          back === object else { continue }
+                    matches += 1
+                    if best.trackingID == object.trackingID { kept += 1 }
+                }
+                largestID = max(largestID, ids.max() ?? -1)
+                previous = objects
+                frames += 1
+            }
+            XCTAssertEqual(frames, 90, clip)
+            XCTAssertGreaterThan(matches, 50, clip)
+            XCTAssertGreaterThanOrEqual(Double(kept) / Double(matches), 0.95, "\(clip): \(kept) of \(matches) matches kept their ID")
+            print("\(clip): \(kept) of \(matches) frame-to-frame matches kept their tracking ID; \(largestID + 1) IDs in 90 frames, \(returned) returns after a gap")
+        }
+    }
+
+    /// `process` in stream mode: answers every call in order; a frame sent while one is processed is dropped.
+    func testStreamProcessAnswersInOrderAndDropsFramesWhileBusy() throws {
+        let detector = ObjectDetector.objectDetector(options: Self.options(classifier: nil, mode: .stream, multiple: true))
+        let image = try Self.image("obj_cat.jpg")
+        let answers = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        for i in 0..<6 {
+            detector.process(image) { objects, error in
+                answers.withLock { $0.append(error == nil ? "\(i): \(objects?.count ?? -1)" : "\(i): \(error!)") }
+                done.signal()
+            }
+        }
+        for _ in 0..<6 { done.wait() }
+        let delivered = answers.withLock { $0 }
+        XCTAssertEqual(delivered.count, 6)
+        XCTAssertTrue(delivered.contains { $0.contains("frame dropped") }, "\(delivered)")
+        XCTAssertTrue(delivered.contains { !$0.contains("frame dropped") }, "\(delivered)")
+    }
+
+    func testBadModelsAreErrorsNotCrashes() throws {
+        for model in ["pose_landmarker_lite.task", "ssd_mobilenet_v1.tflite"] {
+            let detector = ObjectDetector.objectDetector(options: Self.options(classifier: model, mode: .singleImage, multiple: true))
+            XCTAssertThrowsError(try detector.results(in: try Self.image("coral_cat.png")), model) { error in
+                guard case .modelUnavailable? = error as? ObjectDetectionError else { return XCTFail("\(error)") }
+            }
+        }
+        let options = Self.options(classifier: nil, mode: .singleImage, multiple: true)
+        options.detectorModelPath = Repository.modelPath("bird_classifier.tflite")
+        XCTAssertThrowsError(try ObjectDetector.objectDetector(options: options).results(in: try Self.image("coral_cat.png")))
+        options.detectorModelPath = "/nonexistent/detector.tflite"
+        XCTAssertThrowsError(try ObjectDetector.objectDetector(options: options).results(in: try Self.image("coral_cat.png")))
+    }
+
+    static func iou(_ a: CGRect, _ b: CGRect) -> Double {
+        let intersection = a.intersection(b)
+        guard !intersection.isNull, intersection.width > 0, intersection.height > 0 else { return 0 }
+        let shared = Double(intersection.width * intersection.height)
+        return shared / (Double(a.width * a.height) + Double(b.width * b.height) - shared)
+    }
+}
+
+/// ML Kit's guide snippets (Examples/MLKitSeedSnippets, built in Swift 6 and Swift 5 language modes) run: the remote
+/// model is unknown here, so the guide's fall-back to the local bird classifier labels the bird photo.
+final class MLKitSeedSnippetTests: XCTestCase {
+    func testGuideSnippetsRunInBothLanguageModes() throws {
+        for name in ["mlkit-seed-snippets", "mlkit-seed-snippets-swift5"] {
+            let binary = ChildProcess.buildDirectory.appendingPathComponent(name)
+            guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+                return XCTFail("\(binary.path) is not built: run `swift build` before `swift test` (tools/run-tests does)")
+            }
+            let outcome = try ChildProcess.run(binary, [Repository.modelPath("bird_classifier.tflite"),
+                                                        Repository.shared.appendingPathComponent("images/coral_bird.png").path],
+                                               environment: ["VISION_TASKS_OBJECT_DETECTOR_MODEL": Repository.modelPath("ssd_mobilenet_v1.tflite"),
+                                                             "VISION_TASKS_MODEL_CACHE": FileManager.default.temporaryDirectory.appendingPathComponent("mlkit-snippets-\(getpid())").path])
+            XCTAssertEqual(outcome.status, 0, outcome.stderr)
+            let lines = outcome.output.split(separator: "\n").map(String.init)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("single image:") && $0.contains("id nil Label 0: Poecile atricapillus (Black-capped Chickadee)") }, "\(name): \(lines)")
+            XCTAssertTrue(lines.contains { $0.hasPrefix("async: ") && $0.contains("Poecile atricapillus") }, "\(name): \(lines)")
+            XCTAssertTrue(lines.contains { $0.hasPrefix("stream: ") && $0.contains("id 0 Label 0: Poecile atricapillus") }, "\(name): \(lines)")
+        }
+    }
+}
