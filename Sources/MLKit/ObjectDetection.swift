@@ -218,6 +218,9 @@ public final class ObjectDetector: @unchecked Sendable {
             do { classifier = try ImageClassifier(options: classifierOptions) } catch {
                 throw .modelUnavailable("classifier \(path): \(error)")
             }
+            guard classifier?.hasLabels == true else {
+                throw .modelUnavailable("classifier \(path) has no labels in its metadata to name objects with")
+            }
         }
         return Models(detector: detector, detectorLabels: labels, classifier: classifier)
     }

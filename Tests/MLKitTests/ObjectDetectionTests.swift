@@ -122,6 +122,13 @@ final class ObjectDetectionTests: XCTestCase {
     }
 
     func testBadModelsAreErrorsNotCrashes() throws {
+        // A pose bundle, a detector, and a classifier without metadata (no labels, no input normalization: the int8
+        // fixture) as the classifier.
+        let unlabelled = Repository.fixtures.appendingPathComponent("int8_float_io.tflite").path
+        let unlabelledOptions = CustomObjectDetectorOptions(localModel: LocalModel(path: unlabelled))
+        unlabelledOptions.detectorModelPath = Repository.modelPath("ssd_mobilenet_v1.tflite")
+        unlabelledOptions.shouldEnableClassification = true
+        XCTAssertThrowsError(try ObjectDetector.objectDetector(options: unlabelledOptions).results(in: try Self.image("coral_cat.png")))
         for model in ["pose_landmarker_lite.task", "ssd_mobilenet_v1.tflite"] {
             let detector = ObjectDetector.objectDetector(options: Self.options(classifier: model, mode: .singleImage, multiple: true))
             XCTAssertThrowsError(try detector.results(in: try Self.image("coral_cat.png")), model) { error in

@@ -60,6 +60,11 @@ public final class ImageClassifier: Sendable {
         runner.close()
     }
 
+    /// Whether every output head has labels from the model's metadata (ML Kit's object labels need their text).
+    package var hasLabels: Bool {
+        runner.withPipeline { $0.heads.allSatisfy { $0.selection.labels != nil } }
+    }
+
     /// Stage timings accumulated so far (for benchmarks).
     package var timings: StageTimings {
         runner.withPipeline { $0.runner.timings }
