@@ -5,9 +5,9 @@ import VisionTasksModelFormat
 /// take such a concatenation): value × (input scale / output scale) − zero point × that, in float, rounded half away
 /// from zero, plus the output zero point, saturated.
 struct ConcatenationKernel: Kernel {
-    /// Per input: nil to copy, or the float scale and offset that map its stored values to the output's.
-    let rescaling: [(scale: Float, offset: Float)?]
-    let outputQuantization: Quantization?
+    /// Per input: nil to copy, or its 256 possible stored bytes' requantized bytes (computed at load with the
+    /// builtin's arithmetic, so that the run is a table lookup).
+    let rescaling: [[UInt8]?]
     let inputs: [Int]
     let output: Int
     /// Per input, the contiguous chunk it contributes per outer index (its axis size × inner size).
@@ -45,20 +45,20 @@ struct ConcatenationKernel: Kernel {
         if activation != .none { try context.requireFloat([output]) }
         if context.type(output).isQuantizedInteger {
             let out = try context.quantization(output)
-            outputQuantization = out
-            var rescaling: [(scale: Float, offset: Float)?] = []
+            let signed = context.type(output) == .int8
+            var rescaling: [[UInt8]?] = []
             for tensor in inputs {
                 let q = try context.quantization(tensor)
-                if q == out {
-                    rescaling.append(nil)
-                } else {
-                    let scale = q.scale * (1 / out.scale)
-                    rescaling.append((scale, -Float(q.zeroPoint) * scale))
-                }
+                guard q != out else { rescaling.append(nil); continue }
+                let scale = q.scale * (1 / out.scale), offset = -Float(q.zeroPoint) * scale
+                rescaling.append((0..<256).map { byte in
+                    let stored = signed ? Float(Int8(truncatingIfNeeded: byte)) : Float(byte)
+                    let value = Int32(saturating: (stored * scale + offset).rounded()) &+ out.zeroPoint
+                    return UInt8(truncatingIfNeeded: min(max(value, out.range.lowerBound), out.range.upperBound))
+                })
             }
             self.rescaling = rescaling
         } else {
-            outputQuantization = nil
             rescaling = Array(repeating: nil, count: inputs.count)
         }
     }
@@ -67,36 +67,27 @@ struct ConcatenationKernel: Kernel {
         let destination = memory.raw(output)
         let rowBytes = chunks.reduce(0, +) * elementBytes
         var column = 0
-        for (tensor, chunk) in zip(inputs, chunks) {
+        for (index, (tensor, chunk)) in zip(inputs, chunks).enumerated() {
             let source = memory.raw(tensor)
-            for o in 0..<outer {
-                (destination + o * rowBytes + column).copyMemory(from: source + o * chunk * elementBytes, byteCount: chunk * elementBytes)
+            if rescaling[index] == nil {
+                for o in 0..<outer {
+                    (destination + o * rowBytes + column).copyMemory(from: source + o * chunk * elementBytes, byteCount: chunk * elementBytes)
+                }
             }
             column += chunk * elementBytes
         }
         for (index, tensor) in inputs.enumerated() {
-            guard let rescale = rescaling[index], let out = outputQuantization else { continue }
-            let start = chunks[..<index].reduce(0, +)
-            if out.range.lowerBound < 0 {
-                requantize(memory.raw(tensor).assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self) + start,
-                           chunk: chunks[index], rowLength: rowBytes, rescale, out)
-            } else {
-                requantize(memory.raw(tensor).assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self) + start,
-                           chunk: chunks[index], rowLength: rowBytes, rescale, out)
+            guard let table = rescaling[index] else { continue }
+            let source = memory.raw(tensor).assumingMemoryBound(to: UInt8.self)
+            let target = destination.assumingMemoryBound(to: UInt8.self) + chunks[..<index].reduce(0, +)
+            let chunk = chunks[index]
+            table.withUnsafeBufferPointer { table in
+                for o in 0..<outer {
+                    for j in 0..<chunk { target[o * rowBytes + j] = table[Int(source[o * chunk + j])] }
+                }
             }
         }
         if activation != .none { activation.apply(memory.floats(output), count: outer * rowBytes / 4) }
-    }
-
-    private func requantize<Element: QuantizedElement>(_ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
-                                                       chunk: Int, rowLength: Int, _ rescale: (scale: Float, offset: Float),
-                                                       _ out: Quantization) {
-        for o in 0..<outer {
-            for j in 0..<chunk {
-                let value = Int32(saturating: (Float(source[o * chunk + j]) * rescale.scale + rescale.offset).rounded()) &+ out.zeroPoint
-                destination[o * rowLength + j] = Element(truncatingIfNeeded: min(max(value, out.range.lowerBound), out.range.upperBound))
-            }
-        }
     }
 }
 

@@ -44,6 +44,9 @@ struct DetectionPostProcessKernel: Kernel {
     let classQuantization: Dequantization?
     let anchorQuantization: Dequantization?
     let detections: Int
+    /// A uint8 class score as LiteRT dequantizes it inside whole vectors of 8 and in the tail (see `score`), by value.
+    let blockScores: [Float]
+    let tailScores: [Float]
 
     var outputShapes: [Int: [Int]] {
         [outputs[0]: [1, detections, 4], outputs[1]: [1, detections], outputs[2]: [1, detections], outputs[3]: [1]]
@@ -115,6 +118,13 @@ struct DetectionPostProcessKernel: Kernel {
         boxQuantization = try dequantization(boxInput)
         classQuantization = try dequantization(classInput)
         anchorQuantization = try dequantization(anchorInput)
+        if let q = classQuantization {
+            let offset = Float(Double(-q.zeroPoint) * Double(q.scale))
+            blockScores = (0..<256).map { Float($0) * q.scale + offset }
+            tailScores = (0..<256).map { Float(Double(q.scale) * Double(Int32($0) - q.zeroPoint)) }
+        } else {
+            (blockScores, tailScores) = ([], [])
+        }
         // LiteRT reads uint8 anchors only with uint8 box encodings, and float anchors only with float encodings.
         guard (boxQuantization == nil) == (anchorQuantization == nil) else {
             throw context.unsupported("anchors and box encodings of different types")
@@ -194,14 +204,12 @@ struct DetectionPostProcessKernel: Kernel {
     /// Score of (anchor, column) as LiteRT's x86 build dequantizes the class predictions: the flattened tensor in
     /// vectors of 8 as float(q) × scale + float(−zero point × scale) (two roundings, no FMA), the last count % 8
     /// elements as float(double(scale) × (q − zero point)). The two agree when the zero point is 0.
+    /// Both forms for each of the 256 stored values are tabulated at load (``blockScores``, ``tailScores``).
     @inline(__always) private func score(_ memory: TensorMemory, _ anchor: Int, _ column: Int) -> Float {
         let index = anchor * classStride + column
-        guard let q = classQuantization else { return memory.floats(classInput)[index] }
-        let stored = Int32(memory.raw(classInput).load(fromByteOffset: index, as: UInt8.self))
-        if index < vectorizedScores {
-            return Float(stored) * q.scale + Float(Double(-q.zeroPoint) * Double(q.scale))
-        }
-        return Float(Double(q.scale) * Double(stored - q.zeroPoint))
+        guard classQuantization != nil else { return memory.floats(classInput)[index] }
+        let stored = Int(memory.raw(classInput).load(fromByteOffset: index, as: UInt8.self))
+        return index < vectorizedScores ? blockScores[stored] : tailScores[stored]
     }
 
     /// Class predictions dequantized in whole vectors of 8.
