@@ -47,6 +47,8 @@ struct DetectionPostProcessKernel: Kernel {
     /// A uint8 class score as LiteRT dequantizes it inside whole vectors of 8 and in the tail (see `score`), by value.
     let blockScores: [Float]
     let tailScores: [Float]
+    /// No NaN among them (absurd scales could make one), so the row scan may skip NaN handling.
+    let blockScoresHaveNoNaN: Bool
 
     var outputShapes: [Int: [Int]] {
         [outputs[0]: [1, detections, 4], outputs[1]: [1, detections], outputs[2]: [1, detections], outputs[3]: [1]]
@@ -125,6 +127,7 @@ struct DetectionPostProcessKernel: Kernel {
         } else {
             (blockScores, tailScores) = ([], [])
         }
+        blockScoresHaveNoNaN = blockScores.allSatisfy { !$0.isNaN }
         // LiteRT reads uint8 anchors only with uint8 box encodings, and float anchors only with float encodings.
         guard (boxQuantization == nil) == (anchorQuantization == nil) else {
             throw context.unsupported("anchors and box encodings of different types")
@@ -297,6 +300,17 @@ struct DetectionPostProcessKernel: Kernel {
 
     /// The first index of the largest class score of `anchor` (NaNs skipped; all NaN → 0): TFLite's ArgMaxVector.
     private func firstMaximum(_ memory: TensorMemory, _ anchor: Int) -> Int {
+        let start = anchor * classStride + labelOffset, count = max(options.classCount, 1)
+        if classQuantization != nil, blockScoresHaveNoNaN, start + count <= vectorizedScores {
+            // The common uint8 case, row by row: the row's bytes through the vector-block table, no per-score checks.
+            // Stored values map to scores monotonically but not always one to one, so the floats are compared.
+            return blockScores.withUnsafeBufferPointer { table in
+                let row = memory.raw(classInput).assumingMemoryBound(to: UInt8.self) + start
+                var best = 0, largest = table[Int(row[0])]
+                for c in 1..<count where table[Int(row[c])] > largest { (largest, best) = (table[Int(row[c])], c) }
+                return best
+            }
+        }
         var best = 0, largest = score(memory, anchor, labelOffset)
         for c in 1..<max(options.classCount, 1) {
             let v = score(memory, anchor, c + labelOffset)
