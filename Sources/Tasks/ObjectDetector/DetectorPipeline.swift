@@ -83,9 +83,8 @@ final class DetectorPipeline: TaskPipeline {
             guard classValue.isFinite, abs(classValue) < 1e9 else { continue }
             let label = Int(classValue)
             guard selection.isAllowed(label), !(scores[i] < selection.threshold) else { continue }
-            let box = boxes[(4 * i)..<(4 * i + 4)].map { $0 }
-            let xMin = box[boxOrder.xMin], yMin = box[boxOrder.yMin]
-            let width = box[boxOrder.xMax] - xMin, height = box[boxOrder.yMax] - yMin
+            let xMin = boxes[4 * i + boxOrder.xMin], yMin = boxes[4 * i + boxOrder.yMin]
+            let width = boxes[4 * i + boxOrder.xMax] - xMin, height = boxes[4 * i + boxOrder.yMax] - yMin
             guard !(width < 0), !(height < 0), !width.isNaN, !height.isNaN else { continue }
             let projected = projection.box(xMin: xMin, yMin: yMin, width: width, height: height)
             let pixels = CGRect(x: Self.bounded(projected.xMin * Float(image.width), image.width),
@@ -133,10 +132,11 @@ final class DetectorPipeline: TaskPipeline {
         }
 
         func box(xMin: Float, yMin: Float, width: Float, height: Float) -> (xMin: Float, yMin: Float, width: Float, height: Float) {
-            let corners = [(xMin, yMin), (xMin + width, yMin), (xMin + width, yMin + height), (xMin, yMin + height)]
-                .map { (x: $0.0 * m0 + $0.1 * m1 + m3, y: $0.0 * m4 + $0.1 * m5 + m7) }
-            let left = corners.map(\.x).min()!, right = corners.map(\.x).max()!
-            let top = corners.map(\.y).min()!, bottom = corners.map(\.y).max()!
+            @inline(__always) func project(_ x: Float, _ y: Float) -> (x: Float, y: Float) { (x * m0 + y * m1 + m3, x * m4 + y * m5 + m7) }
+            let a = project(xMin, yMin), b = project(xMin + width, yMin)
+            let c = project(xMin + width, yMin + height), d = project(xMin, yMin + height)
+            let left = min(a.x, b.x, c.x, d.x), right = max(a.x, b.x, c.x, d.x)
+            let top = min(a.y, b.y, c.y, d.y), bottom = max(a.y, b.y, c.y, d.y)
             return (left, top, right - left, bottom - top)
         }
     }
