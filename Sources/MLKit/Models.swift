@@ -2,9 +2,18 @@
 /// metadata.
 public final class LocalModel: Sendable {
     public let path: String
+    /// A label file (one label per line, in class order) for a classifier whose metadata carries none; not an ML Kit
+    /// parameter (its classifiers must carry metadata), for models such as Coral's without it.
+    public let labelsPath: String?
 
     public init(path: String) {
         self.path = path
+        labelsPath = nil
+    }
+
+    public init(path: String, labelsPath: String) {
+        self.path = path
+        self.labelsPath = labelsPath
     }
 }
 

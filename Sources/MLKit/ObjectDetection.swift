@@ -200,8 +200,17 @@ public final class ObjectDetector: @unchecked Sendable {
         var classifier: ImageClassifier?
         if let custom = options as? CustomObjectDetectorOptions, options.shouldEnableClassification {
             let path: String
+            var labels: [String]?
             if let local = custom.localModel {
                 path = local.path
+                if let labelsPath = local.labelsPath {
+                    guard let text = try? String(contentsOfFile: labelsPath, encoding: .utf8) else {
+                        throw .modelUnavailable("cannot read the label file \(labelsPath)")
+                    }
+                    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
+                    while lines.last?.isEmpty == true { lines.removeLast() }
+                    labels = lines
+                }
             } else if let remote = custom.remoteModel {
                 guard let downloaded = ModelManager.modelManager().downloadedModelPath(remote) else {
                     throw .modelNotDownloaded(name: remote.name)
@@ -215,6 +224,7 @@ public final class ObjectDetector: @unchecked Sendable {
             classifierOptions.baseOptions.numThreads = options.numThreads
             classifierOptions.maxResults = max(custom.maxPerObjectLabelCount, 1)
             classifierOptions.scoreThreshold = custom.classificationConfidenceThreshold?.floatValue ?? 0
+            classifierOptions.fallbackLabels = labels
             do { classifier = try ImageClassifier(options: classifierOptions) } catch {
                 throw .modelUnavailable("classifier \(path): \(error)")
             }

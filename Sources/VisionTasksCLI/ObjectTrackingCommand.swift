@@ -16,6 +16,7 @@ struct ObjectTrackingCommand: ParsableCommand {
     var detector: String
     @Argument(help: "Images, or with --video one video file.") var inputs: [String]
     @Option(help: "A custom image classifier (.tflite with labels in its metadata) that labels each object.") var classifier: String?
+    @Option(help: "With --classifier: a label file (one per line, in class order) for a classifier whose metadata has none.") var labels: String?
     @Option(help: "stream (tracking IDs; the default) or single-image.") var mode: Mode = .stream
     @Flag(help: "Up to five objects (default: only the most prominent).") var multiple = false
     @Option(help: "Most labels per object.") var maxLabels: Int = 10
@@ -34,12 +35,13 @@ struct ObjectTrackingCommand: ParsableCommand {
         if let threshold, !threshold.isFinite { throw ValidationError("--threshold must be a number") }
         if video, inputs.count != 1 { throw ValidationError("--video takes one video file") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if labels != nil, classifier == nil { throw ValidationError("--labels goes with --classifier") }
     }
 
     func run() throws {
         let options: CommonObjectDetectorOptions
         if let classifier {
-            let custom = CustomObjectDetectorOptions(localModel: LocalModel(path: classifier))
+            let custom = CustomObjectDetectorOptions(localModel: labels.map { LocalModel(path: classifier, labelsPath: $0) } ?? LocalModel(path: classifier))
             custom.maxPerObjectLabelCount = maxLabels
             custom.classificationConfidenceThreshold = threshold.map { NSNumber(value: $0) }
             options = custom

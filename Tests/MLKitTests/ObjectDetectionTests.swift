@@ -60,6 +60,28 @@ final class ObjectDetectionTests: XCTestCase {
         }
     }
 
+    /// A classifier without metadata (MobileNet with its labels stripped, `tools/make_unlabelled_classifier.py`) takes a
+    /// label file beside it (`LocalModel(path:labelsPath:)`, index 0 = background) and labels as the original does;
+    /// without one it is refused.
+    func testAClassifierWithoutMetadataTakesALabelFile() throws {
+        let stripped = Repository.root.appendingPathComponent(".cache/fixtures/mobilenet_v1_0.25_128_quant_no_metadata.tflite").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: stripped), "run tools/make_unlabelled_classifier.py (tools/run-tests does)")
+        func labels(_ model: LocalModel) throws -> [String] {
+            let options = CustomObjectDetectorOptions(localModel: model)
+            options.detectorModelPath = Repository.modelPath("ssd_mobilenet_v1.tflite")
+            options.detectorMode = .singleImage
+            options.shouldEnableClassification = true
+            options.maxPerObjectLabelCount = 3
+            return try ObjectDetector.objectDetector(options: options).results(in: try Self.image("coral_bird.png")).first?.labels.map(\.text) ?? []
+        }
+        let original = try labels(LocalModel(path: Repository.modelPath("mobilenet_v1_0.25_128_quant.tflite")))
+        XCTAssertEqual(original.first, "chickadee")
+        XCTAssertEqual(try labels(LocalModel(path: stripped, labelsPath: Repository.modelPath("imagenet_labels.txt"))), original)
+        XCTAssertThrowsError(try labels(LocalModel(path: stripped))) { error in
+            guard case .modelUnavailable? = error as? ObjectDetectionError else { return XCTFail("\(error)") }
+        }
+    }
+
     /// Stream mode on two real clips: an object matched to one of the previous frame (mutual best overlap, IoU ≥ 0.5)
     /// keeps that one's tracking ID in ≥ 95 % of such matches, IDs are never reused for another object, and never more than five objects.
     func testStreamModeKeepsTrackingIDs() throws {

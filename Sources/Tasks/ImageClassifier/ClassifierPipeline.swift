@@ -36,6 +36,7 @@ final class ClassifierPipeline: TaskPipeline {
             }
             let tensor = metadata?.subgraphs.first?.outputTensors.dropFirst(index).first
             let labels = try Self.labels(model, tensor?.associatedFiles, kind: .tensorAxisLabels, locale: nil)
+                ?? (index == 0 ? options.labelsForModelsWithout : nil)
             let displayNames = try Self.labels(model, tensor?.associatedFiles, kind: .tensorAxisLabels, locale: options.displayNamesLocale)
             if let labels, labels.count != output.elementCount {
                 throw .wrongModel("\(member): output \(index) has \(output.elementCount) scores but \(labels.count) labels")

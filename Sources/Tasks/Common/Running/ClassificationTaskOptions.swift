@@ -10,6 +10,9 @@ public class ClassificationTaskOptions {
         var scoreThreshold: Float = 0
         var categoryAllowlist: [String] = []
         var categoryDenylist: [String] = []
+        /// Labels for a model whose metadata has none (one per class, in class order); not a MediaPipe option —
+        /// ML Kit's object detector takes a label file beside such a classifier.
+        var labelsForModelsWithout: [String]?
     }
 
     var values = Values()
@@ -43,6 +46,11 @@ public class ClassificationTaskOptions {
     /// Category names never returned. Exclusive with the allowlist.
     public var categoryDenylist: [String] {
         get { values.categoryDenylist } set { values.categoryDenylist = newValue }
+    }
+
+    /// Labels to use when the model's metadata carries none (see `Values.labelsForModelsWithout`).
+    package var fallbackLabels: [String]? {
+        get { values.labelsForModelsWithout } set { values.labelsForModelsWithout = newValue }
     }
 
     func validate(delegateIsSet: Bool, delegateName: String) throws(VisionTaskError) {
