@@ -42,16 +42,32 @@ struct QuantizedGEMM: Sendable {
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
                 scales.withUnsafeBufferPointer { scales in
+                    // A last panel of 8 columns or fewer (24, 40, 8 output channels) goes through the half-width
+                    // tile: the full one would spend half its multiply-adds on padding.
+                    let last = panelRange.upperBound - 1
+                    let halfPanel = panelRange.isEmpty || columns - last * Self.panelWidth > 8 ? nil : last
+                    let fullPanels = panelRange.lowerBound..<(halfPanel ?? panelRange.upperBound)
                     var r = rows.lowerBound
-                    while r < rows.upperBound {
+                    while r < rows.upperBound, !fullPanels.isEmpty {
                         let count = min(Self.tileRows, rows.upperBound - r)
-                        for panel in panelRange {
+                        for panel in fullPanels {
                             tile(a + r * lda, lda, panels.baseAddress! + panel * depth * Self.panelWidth,
                                  bias.baseAddress! + panel * Self.panelWidth, scales.baseAddress! + panel * Self.panelWidth,
                                  c + r * ldc + panel * Self.panelWidth, ldc,
                                  width: min(Self.panelWidth, columns - panel * Self.panelWidth), rows: count, requantization)
                         }
                         r += count
+                    }
+                    if let panel = halfPanel {
+                        var r = rows.lowerBound
+                        while r < rows.upperBound {
+                            let count = min(8, rows.upperBound - r)
+                            halfTile(a + r * lda, lda, panels.baseAddress! + panel * depth * Self.panelWidth,
+                                     bias.baseAddress! + panel * Self.panelWidth, scales.baseAddress! + panel * Self.panelWidth,
+                                     c + r * ldc + panel * Self.panelWidth, ldc, width: columns - panel * Self.panelWidth,
+                                     rows: count, requantization)
+                            r += count
+                        }
                     }
                 }
             }
@@ -99,6 +115,47 @@ struct QuantizedGEMM: Sendable {
     }
 }
 
+extension QuantizedGEMM {
+    /// An 8 × 8 tile for a panel's first 8 columns: eight rows keep eight independent multiply-add chains, as the full
+    /// tile's 4 × 16 does, at half the columns. Missing rows repeat the last one and are not stored.
+    @inline(__always)
+    func halfTile<Output: QuantizedElement>(_ a: UnsafePointer<Int16>, _ lda: Int, _ w: UnsafePointer<Int16>,
+                                            _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>,
+                                            _ c: UnsafeMutablePointer<Output>, _ ldc: Int, width: Int, rows: Int,
+                                            _ requantization: Requantization) {
+        @inline(__always) func row(_ i: Int) -> UnsafeRawPointer { UnsafeRawPointer(a + min(i, rows - 1) * lda) }
+        let a0 = row(0), a1 = row(1), a2 = row(2), a3 = row(3), a4 = row(4), a5 = row(5), a6 = row(6), a7 = row(7)
+        let weights = UnsafeRawPointer(w)
+        var c0 = SIMD8<Int32>(), c1 = SIMD8<Int32>(), c2 = SIMD8<Int32>(), c3 = SIMD8<Int32>()
+        var c4 = SIMD8<Int32>(), c5 = SIMD8<Int32>(), c6 = SIMD8<Int32>(), c7 = SIMD8<Int32>()
+        @inline(__always) func pair(_ row: UnsafeRawPointer, _ offset: Int) -> SIMD16<Int16> {
+            unsafeBitCast(SIMD8<UInt32>(repeating: row.loadUnaligned(fromByteOffset: offset, as: UInt32.self)), to: SIMD16<Int16>.self)
+        }
+        var offset = 0, weightOffset = 0
+        let end = depth * 2
+        while offset < end {
+            let w0 = weights.loadUnaligned(fromByteOffset: weightOffset, as: SIMD16<Int16>.self)
+            c0.accumulatePairs(pair(a0, offset), w0); c1.accumulatePairs(pair(a1, offset), w0)
+            c2.accumulatePairs(pair(a2, offset), w0); c3.accumulatePairs(pair(a3, offset), w0)
+            c4.accumulatePairs(pair(a4, offset), w0); c5.accumulatePairs(pair(a5, offset), w0)
+            c6.accumulatePairs(pair(a6, offset), w0); c7.accumulatePairs(pair(a7, offset), w0)
+            offset += 4
+            weightOffset += 64
+        }
+        let b = UnsafeRawPointer(bias).loadUnaligned(as: SIMD8<Int32>.self)
+        let s = UnsafeRawPointer(scales).loadUnaligned(as: SIMD8<Float>.self)
+        let out = RequantizedStore<Output>(requantization)
+        out.store(c0 &+ b, s, c, width: width)
+        if rows > 1 { out.store(c1 &+ b, s, c + ldc, width: width) }
+        if rows > 2 { out.store(c2 &+ b, s, c + 2 * ldc, width: width) }
+        if rows > 3 { out.store(c3 &+ b, s, c + 3 * ldc, width: width) }
+        if rows > 4 { out.store(c4 &+ b, s, c + 4 * ldc, width: width) }
+        if rows > 5 { out.store(c5 &+ b, s, c + 5 * ldc, width: width) }
+        if rows > 6 { out.store(c6 &+ b, s, c + 6 * ldc, width: width) }
+        if rows > 7 { out.store(c7 &+ b, s, c + 7 * ldc, width: width) }
+    }
+}
+
 /// The requantizing epilogue of the integer tiles: 16 accumulators of one output row to 16 stored elements.
 struct RequantizedStore<Output: QuantizedElement> {
     let lower: SIMD8<Float>
@@ -138,5 +195,14 @@ struct RequantizedStore<Output: QuantizedElement> {
     @inline(__always) func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>) {
         let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
         UnsafeMutableRawPointer(c).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
+    }
+
+    /// The first `width` (≤ 8) of eight lanes: whole when 8, lane by lane otherwise (the bytes after belong to the
+    /// next row, which another thread may be writing).
+    @inline(__always) func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>, width: Int) {
+        guard width < 8 else { return store(v, scale, c) }
+        let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
+        let out = UnsafeMutableRawPointer(c).assumingMemoryBound(to: UInt8.self)
+        for lane in 0..<width { out[lane] = bytes[lane] }
     }
 }
