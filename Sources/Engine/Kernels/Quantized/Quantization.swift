@@ -1,13 +1,12 @@
 import VisionTasksModelFormat
 
 /// The storage of a quantized activation: uint8 (TFLite's first scheme, asymmetric per tensor — every model we ship)
-/// or int8 (today's converters: symmetric per-channel weights, asymmetric activations).
-protocol QuantizedElement: FixedWidthInteger, SIMDScalar, Sendable {
-    static var tensorType: TensorType { get }
-}
+/// or int8 (today's converters: symmetric per-channel weights, asymmetric activations). The kernels' typed bodies are
+/// generic over it and called with a concrete type, so they are specialized.
+protocol QuantizedElement: FixedWidthInteger, Sendable {}
 
-extension UInt8: QuantizedElement { static var tensorType: TensorType { .uint8 } }
-extension Int8: QuantizedElement { static var tensorType: TensorType { .int8 } }
+extension UInt8: QuantizedElement {}
+extension Int8: QuantizedElement {}
 
 extension TensorType {
     /// Whether our quantized kernels take tensors of this type.
