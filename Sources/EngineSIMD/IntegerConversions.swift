@@ -12,7 +12,7 @@ extension SIMD8 where Scalar == Int32 {
     @inlinable @inline(__always)
     public var floats: SIMD8<Float> {
         #if VISION_TASKS_FMA && arch(x86_64)
-        return unsafeBitCast(_mm256_cvtepi32_ps(unsafeBitCast(self, to: __m256i.self)), to: SIMD8<Float>.self)
+        return _mm256_cvtepi32_ps(unsafeBitCast(self, to: __m256i.self))
         #else
         var result = SIMD8<Float>()
         for lane in 0..<8 { result[lane] = Float(self[lane]) }
@@ -40,7 +40,7 @@ extension SIMD8 where Scalar == Float {
     @inlinable @inline(__always)
     public var roundedToInt32: SIMD8<Int32> {
         #if VISION_TASKS_FMA && arch(x86_64)
-        return unsafeBitCast(_mm256_cvtps_epi32(unsafeBitCast(self, to: __m256.self)), to: SIMD8<Int32>.self)
+        return unsafeBitCast(_mm256_cvtps_epi32(self), to: SIMD8<Int32>.self)
         #else
         var result = SIMD8<Int32>()
         // Out-of-range lanes as x86 converts them (0x80000000), not a trap.
