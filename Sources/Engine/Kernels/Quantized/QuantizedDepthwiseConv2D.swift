@@ -24,6 +24,10 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     /// whose window lies inside the input, so their taps multiply the stored values directly.
     let interiorBias: [Int32]
     let requantization: Requantization
+    /// Size of a copy of the input padded with the zero point on every side the windows reach, when the border
+    /// pixels are too many to take the per-tap checked path (5 × 5 filters on 14 × 14 maps: half the pixels): every
+    /// pixel then runs the unrolled interior loop over the copy.
+    let padded: (height: Int, width: Int)?
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthwiseConv2D(options) = context.options else { throw context.fail("missing DepthwiseConv2DOptions") }
@@ -55,9 +59,33 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         interiorBias = (0..<f[3]).map { c in
             (0..<taps).reduce(layer.bias[c]) { $0 &- zero &* filterWeights[$1 * f[3] + c] }
         }
+        let pixels = y.output * x.output, interiorPixels = y.interior.count * x.interior.count
+        if multiplier == 1, f[1] == f[2], f[1] == 3 || f[1] == 5, y.dilation == 1, x.dilation == 1, (pixels - interiorPixels) * 10 > pixels {
+            self.padded = ((y.output - 1) * y.stride + y.filter, (x.output - 1) * x.stride + x.filter)
+        } else {
+            self.padded = nil
+        }
     }
 
+    var scratchBytes: Int { padded.map { $0.height * $0.width * channels } ?? 0 }
+
     func run(_ memory: TensorMemory) {
+        if let padded {
+            let copy = memory.scratch.assumingMemoryBound(to: UInt8.self)
+            for b in 0..<batch {
+                // The zero point everywhere, then the input's rows at their padded place (clipped to what is read).
+                copy.initialize(repeating: UInt8(truncatingIfNeeded: inputZeroPoint), count: padded.height * padded.width * channels)
+                let source = UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels
+                let columns = min(x.input, padded.width - x.padBefore)
+                for iy in 0..<min(y.input, padded.height - y.padBefore) {
+                    (copy + ((iy + y.padBefore) * padded.width + x.padBefore) * channels)
+                        .update(from: (source + iy * x.input * channels).assumingMemoryBound(to: UInt8.self), count: columns * channels)
+                }
+                memory.parallel.forEach(y.output, PaddedRows(
+                    kernel: self, source: UnsafeRawPointer(copy), destination: memory.raw(output) + b * y.output * x.output * channels))
+            }
+            return
+        }
         for b in 0..<batch {
             memory.parallel.forEach(y.output, Rows(
                 kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
@@ -75,6 +103,42 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
                 kernel.rows(rows, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self))
             } else {
                 kernel.rows(rows, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+
+    private struct PaddedRows: ParallelLoop {
+        let kernel: QuantizedDepthwiseConv2DKernel
+        let source: UnsafeRawPointer
+        let destination: UnsafeMutableRawPointer
+
+        func run(_ rows: Range<Int>) {
+            if kernel.signed {
+                kernel.paddedRows(rows, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self))
+            } else {
+                kernel.paddedRows(rows, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+
+    /// Every pixel of `rows` through the unrolled interior loop, reading the padded copy.
+    private func paddedRows<Element: QuantizedElement>(_ rows: Range<Int>, _ source: UnsafePointer<Element>,
+                                                       _ destination: UnsafeMutablePointer<Element>) {
+        guard let padded else { return }
+        weights.withUnsafeBufferPointer { w in
+            scales.withUnsafeBufferPointer { s in
+                interiorBias.withUnsafeBufferPointer { ib in
+                    let (w, s, ib) = (w.baseAddress!, s.baseAddress!, ib.baseAddress!)
+                    for oy in rows {
+                        let origin = source + oy * y.stride * padded.width * channels
+                        let out = destination + oy * x.output * channels
+                        if y.filter == 3 {
+                            pixels(x.output, origin, padded.width * channels, out, w, ib, s, ThreeTaps.self)
+                        } else {
+                            pixels(x.output, origin, padded.width * channels, out, w, ib, s, FiveTaps.self)
+                        }
+                    }
+                }
             }
         }
     }
@@ -112,14 +176,22 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     private func interior<Element: QuantizedElement, Taps: FilterTaps>(
         _ oy: Int, _ columns: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
         _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
+        pixels(columns.count, source + (y.source(oy, 0) * x.input + x.source(columns.lowerBound, 0)) * channels, x.input * channels,
+               destination + (oy * x.output + columns.lowerBound) * channels, w, bias, scales, Taps.self)
+    }
+
+    /// `count` output pixels in a row, the first window's top-left input value at `origin`, input rows `rowStep`
+    /// elements apart: no bounds checks, the zero point's share in `bias` (``interiorBias``).
+    private func pixels<Element: QuantizedElement, Taps: FilterTaps>(
+        _ count: Int, _ origin: UnsafePointer<Element>, _ rowStep: Int, _ out: UnsafeMutablePointer<Element>,
+        _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
         let store = RequantizedStore<Element>(requantization)
-        let rowStep = x.input * channels, columnStep = x.stride * channels
+        let columnStep = x.stride * channels
         @inline(__always) func widen(_ p: UnsafePointer<Element>) -> SIMD8<Int32> { SIMD8<Int32>(widening: p, signed: Element.isSigned) }
         @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
         @inline(__always) func loadScale(_ c: Int) -> SIMD8<Float> { UnsafeRawPointer(scales + c).loadUnaligned(as: SIMD8<Float>.self) }
-        var origin = source + (y.source(oy, 0) * x.input + x.source(columns.lowerBound, 0)) * channels
-        var out = destination + (oy * x.output + columns.lowerBound) * channels
-        for _ in columns {
+        var origin = origin, out = out
+        for _ in 0..<count {
             var c = 0
             while c + 16 <= channels {
                 var acc0 = load(bias + c), acc1 = load(bias + c + 8)
