@@ -3,7 +3,7 @@
 served for `bench pose`, `bench face`, `bench hand` and `bench gesture`.
 
     mediapipe_landmarker_time.py TASK MODEL MODE SOURCE FRAMES
-TASK is pose, face, hand, gesture or object (MediaPipe's Object Detector, default options) (face: blendshapes and transformation matrices on, as `bench face` runs ours).
+TASK is pose, face, hand, gesture, object (MediaPipe's Object Detector) or classify (its Image Classifier), default options (face: blendshapes and transformation matrices on, as `bench face` runs ours).
 MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
 FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
   image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
@@ -61,6 +61,14 @@ def main():
         landmarker = vision.FaceLandmarker.create_from_options(options)
     elif task == "hand":
         landmarker = vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(**common))
+    elif task == "classify":
+        classifier = vision.ImageClassifier.create_from_options(vision.ImageClassifierOptions(**common))
+        class Renamed:
+            detect = classifier.classify
+            detect_for_video = classifier.classify_for_video
+            detect_async = classifier.classify_async
+            close = classifier.close
+        landmarker = Renamed
     elif task == "object":
         detector = vision.ObjectDetector.create_from_options(vision.ObjectDetectorOptions(**common))
         class Renamed:

@@ -57,7 +57,17 @@ extension ObjectDetector: BenchLandmarker {
     var stages: [(String, StageTimings)] { [("detector", timings)] }
 }
 
-/// `bench pose`, `bench face`, `bench hand`, `bench gesture` and `bench objects`: a landmarker end to end, per stage, in image, video or live-stream mode, with
+extension ImageClassifier: BenchLandmarker {
+    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try classify(videoFrame: image, timestampInMilliseconds: $0) } ?? classify(image: image)
+    }
+    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
+        try classifyAsync(image: image, timestampInMilliseconds: timestamp)
+    }
+    var stages: [(String, StageTimings)] { [("classifier", timings)] }
+}
+
+/// `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and `bench classify`: a landmarker end to end, per stage, in image, video or live-stream mode, with
 /// MediaPipe's own pipeline on the same frames beside it.
 enum LandmarkerBenchmark {
     /// What each task's job runs by default, and the models of its bundle that LiteRT times for comparison.
@@ -84,6 +94,8 @@ enum LandmarkerBenchmark {
                                             "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"])
         static let objects = Task(name: "object", model: "Models/ssd_mobilenet_v1.tflite", image: "../shared/images/obj_street_people.jpg",
                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""])
+        static let classify = Task(name: "classify", model: "Models/efficientnet_lite0.tflite", image: "../shared/images/coral_bird.png",
+                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""])
     }
 
     struct Arguments {
@@ -138,7 +150,15 @@ enum LandmarkerBenchmark {
         let sink = LiveSink()
         let landmarker: any BenchLandmarker
         let described: String
-        if task.name == "object" {
+        if task.name == "classify" {
+            let options = ImageClassifierOptions()
+            options.baseOptions.modelAssetPath = a.model
+            options.baseOptions.numThreads = a.threads
+            options.runningMode = runningMode
+            if a.mode == "live" { options.imageClassifierLiveStreamDelegate = sink }
+            landmarker = try ImageClassifier(options: options)
+            described = "default options"
+        } else if task.name == "object" {
             // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
             let options = ObjectDetectorOptions()
             options.baseOptions.modelAssetPath = a.model
@@ -286,7 +306,10 @@ enum LandmarkerBenchmark {
 
 /// Counts live-stream results, of either task.
 final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
-    GestureRecognizerLiveStreamDelegate, ObjectDetectorLiveStreamDelegate, @unchecked Sendable {
+    GestureRecognizerLiveStreamDelegate, ObjectDetectorLiveStreamDelegate, ImageClassifierLiveStreamDelegate, @unchecked Sendable {
+    func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?, timestampInMilliseconds: Int, error: (any Error)?) {
+        lock.lock(); delivered += 1; lock.unlock()
+    }
     func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?, timestampInMilliseconds: Int, error: (any Error)?) {
         lock.lock(); delivered += 1; lock.unlock()
     }

@@ -1,7 +1,7 @@
 import VisionTasksModelFormat
 import Foundation
 
-// `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `models`, `format`, `image`.
+// `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `classify`, `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {
@@ -18,12 +18,14 @@ do {
         try LandmarkerBenchmark.run(.hand, arguments: Array(arguments.dropFirst()))
     case "gesture":
         try LandmarkerBenchmark.run(.gesture, arguments: Array(arguments.dropFirst()))
+    case "classify":
+        try LandmarkerBenchmark.run(.classify, arguments: Array(arguments.dropFirst()))
     case "objects":
         try LandmarkerBenchmark.run(.objects, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, models, format, image\n".utf8))
         exit(2)
     }
 } catch {
