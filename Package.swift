@@ -115,7 +115,7 @@ let package = Package(
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport"], path: "Tests/ImagingTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
             name: "MLKitTests",

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Goldens for the Vision layer, computed by the libraries MediaPipe and Pillow use (the outside truth).
 
-- decode/: every image of ../shared/images as RGB or RGBA .npy — PNG by Pillow, JPEG by Debian's own
-  libjpeg-turbo through `djpeg` (the library our decoder links, so the result must be identical).
+- decode/: every image of ../shared/images as RGB or RGBA .npy — PNG by Pillow (our PNG decoding must be identical),
+  JPEG by Debian's own libjpeg-turbo through `djpeg`. The JPEG arrays are the crops' source pixels only: our JPEG
+  decoding reproduces MediaPipe's (stb_image), held to tools/mediapipe_decoded_images.py's digests instead.
 - crops/: regions cut the way MediaPipe's ImageToTensorCalculator does on CPU (its OpenCV converter):
   cv2.boxPoints of the rotated rect, getPerspectiveTransform onto the tensor's corners (bottom-left, top-left,
   top-right, bottom-right), warpPerspective with INTER_LINEAR and the chosen border on the 8-bit RGB image,

@@ -2,7 +2,8 @@ import CVisionTasksJPEGDecoder
 import CVisionTasksPNG
 
 /// PNG (libpng's simplified API, which reports errors in its control structure instead of jumping) and JPEG
-/// (libjpeg-turbo behind `vt_jpeg_decode`, whose error exits land inside C) decoding.
+/// (libjpeg-turbo's entropy decoder behind `vt_jpeg_read_coefficients`, whose error exits land inside C, finished
+/// as MediaPipe's stb_image finishes it: `StbImageJPEGReconstruction`) decoding.
 enum ImageDecoder {
     struct Decoded {
         let width: Int
@@ -58,15 +59,55 @@ enum ImageDecoder {
         return Decoded(width: width, height: height, format: format, pixels: pixels, exifOrientation: nil)
     }
 
+    /// MediaPipe's pixels for a JPEG: stb_image's reconstruction over libjpeg-turbo's coefficients; libjpeg-turbo's
+    /// own decode for what stb would not read (12-bit samples, two components, fractional sampling ratios).
     static func decodeJPEG(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
+        var coefficients = vt_jpeg_coefficients()
+        let status = bytes.withUnsafeBufferPointer {
+            vt_jpeg_read_coefficients($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), &coefficients)
+        }
+        defer { vt_jpeg_free_coefficients(&coefficients) }
+        if Int(status) == VT_JPEG_UNSUPPORTED { return try decodeJPEGWithLibjpeg(bytes) }
+        try check(status, message: coefficients.message, bytes)
+        let width = Int(coefficients.width), height = Int(coefficients.height)
+        guard width > 0, height > 0 else { throw .unsupportedSize(width: width, height: height) }
+        let count = Int(coefficients.component_count)
+        let components = withUnsafeBytes(of: coefficients.components) { raw in
+            raw.bindMemory(to: vt_jpeg_component.self).prefix(count).map { c in
+                StbImageJPEGReconstruction.Component(
+                    coefficients: UnsafeBufferPointer(start: c.blocks, count: c.blocks == nil ? 0 : Int(c.width_in_blocks) * Int(c.height_in_blocks) * 64),
+                    quantization: withUnsafeBytes(of: c.quantization) { Array($0.bindMemory(to: UInt16.self)) },
+                    widthInBlocks: Int(c.width_in_blocks), heightInBlocks: Int(c.height_in_blocks),
+                    horizontalSampling: Int(c.horizontal_sampling), verticalSampling: Int(c.vertical_sampling), id: Int(c.id))
+            }
+        }
+        let reconstruction = StbImageJPEGReconstruction(width: width, height: height, components: components,
+                                                         sawJFIF: coefficients.saw_jfif != 0,
+                                                         adobeTransform: Int(coefficients.adobe_transform))
+        guard reconstruction.isSupported else { return try decodeJPEGWithLibjpeg(bytes) }
+        return Decoded(width: width, height: height, format: .rgb8, pixels: reconstruction.rgbPixels(),
+                       exifOrientation: orientation(coefficients.exif, coefficients.exif_length))
+    }
+
+    /// libjpeg-turbo's complete decode (islow IDCT, fancy upsampling), for JPEGs stb_image would not read.
+    static func decodeJPEGWithLibjpeg(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
         var image = vt_jpeg_image()
         let status = bytes.withUnsafeBufferPointer {
             vt_jpeg_decode($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), &image)
         }
         defer { vt_jpeg_free(&image) }
-        let text = withUnsafeBytes(of: image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        try check(status, message: image.message, bytes)
+        let width = Int(image.width), height = Int(image.height)
+        guard width > 0, height > 0, let base = image.pixels else { throw .unsupportedSize(width: width, height: height) }
+        let pixels = Array(UnsafeBufferPointer(start: base, count: width * height * 3))
+        return Decoded(width: width, height: height, format: .rgb8, pixels: pixels,
+                       exifOrientation: orientation(image.exif, image.exif_length))
+    }
+
+    private static func check<Message>(_ status: Int32, message: Message, _ bytes: [UInt8]) throws(ImageError) {
+        let text = withUnsafeBytes(of: message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         switch Int(status) {
-        case VT_JPEG_OK: break
+        case VT_JPEG_OK: return
         case VT_JPEG_TOO_LARGE:
             var width: UInt32 = 0, height: UInt32 = 0
             var scratch = [CChar](repeating: 0, count: 200)
@@ -75,14 +116,11 @@ enum ImageDecoder {
         case VT_JPEG_NO_MEMORY: throw .corrupt(format: "JPEG", message: "out of memory")
         default: throw .corrupt(format: "JPEG", message: text)
         }
-        let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0, let base = image.pixels else { throw .unsupportedSize(width: width, height: height) }
-        let pixels = Array(UnsafeBufferPointer(start: base, count: width * height * 3))
-        var orientation: Int?
-        if let exif = image.exif {
-            orientation = EXIF.orientation(Array(UnsafeBufferPointer(start: exif, count: image.exif_length)))
-        }
-        return Decoded(width: width, height: height, format: .rgb8, pixels: pixels, exifOrientation: orientation)
+    }
+
+    private static func orientation(_ exif: UnsafeMutablePointer<UInt8>?, _ length: Int) -> Int? {
+        guard let exif else { return nil }
+        return EXIF.orientation(Array(UnsafeBufferPointer(start: exif, count: length)))
     }
 }
 

@@ -2,10 +2,12 @@ import VisionTasksModelFormat
 import Foundation
 import VisionTasksImaging
 import VisionTasksTestSupport
+import Crypto
 import XCTest
 
-/// Decoding and region sampling against Pillow, Debian's libjpeg-turbo (`djpeg`) and OpenCV as MediaPipe uses it
-/// (`.cache/goldens/vision`, written by `tools/vision_goldens.py`).
+/// Decoding and region sampling against Pillow (PNG), MediaPipe's own JPEG decoding (stb_image, digests in
+/// `Tests/Fixtures/mediapipe_jpeg_pixels.json`) and OpenCV as MediaPipe uses it (`.cache/goldens/vision`, written by
+/// `tools/vision_goldens.py`).
 final class VisionGoldenTests: XCTestCase {
     static let goldens = Repository.root.appendingPathComponent(".cache/goldens/vision")
 
@@ -14,12 +16,13 @@ final class VisionGoldenTests: XCTestCase {
     }
 
     private func image(_ name: String) throws -> MPImage {
-        try MPImage(contentsOfFile: Repository.root.deletingLastPathComponent().appendingPathComponent("shared/images/\(name)").path)
+        try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(name)").path)
     }
 
-    func testDecodeMatchesPillowAndLibjpegExactly() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.goldens.appendingPathComponent("decode").path).sorted()
-        XCTAssertGreaterThanOrEqual(names.count, 20, "run tools/vision_goldens.py (tools/run-tests does)")
+    func testPNGDecodeMatchesPillowExactly() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.goldens.appendingPathComponent("decode").path)
+            .filter { $0.hasSuffix(".png.npy") }.sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 4, "run tools/vision_goldens.py (tools/run-tests does)")
         for file in names {
             let name = String(file.dropLast(4))
             let expected = try npy("decode/\(file)")
@@ -30,6 +33,33 @@ final class VisionGoldenTests: XCTestCase {
             if ours != expected.bytes {
                 let mismatches = zip(ours, expected.bytes).filter { $0 != $1 }.count
                 XCTFail("\(name): \(mismatches) bytes differ")
+            }
+        }
+    }
+
+    struct DecodedDigest: Decodable { let shape: [Int], sha256: String }
+    struct DecodedDigests: Decodable { let images: [String: DecodedDigest] }
+
+    /// Every shared JPEG (baseline and progressive, 4:2:0, 4:4:4, up to 6010 × 4180) to the byte as MediaPipe
+    /// 0.10.14's Python API decodes it. On a mismatch, MediaPipe's pixels in `.cache/mediapipe-decoded` (same tool)
+    /// say by how much.
+    func testJPEGDecodeIsMediaPipesExactly() throws {
+        let fixture = try JSONDecoder().decode(DecodedDigests.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("mediapipe_jpeg_pixels.json")))
+        let jpegs = try FileManager.default.contentsOfDirectory(atPath: Repository.shared.appendingPathComponent("images").path)
+            .filter { $0.lowercased().hasSuffix(".jpg") }
+        XCTAssertEqual(Set(fixture.images.keys), Set(jpegs), "run tools/mediapipe_decoded_images.py")
+        for (name, expected) in fixture.images.sorted(by: { $0.key < $1.key }) {
+            let decoded = try image(name)
+            XCTAssertEqual([decoded.height, decoded.width, 3], expected.shape, name)
+            let pixels = decoded.rgbPixels()
+            let digest = SHA256.hash(data: pixels).map { String(format: "%02x", $0) }.joined()
+            guard digest != expected.sha256 else { continue }
+            let reference = Repository.root.appendingPathComponent(".cache/mediapipe-decoded/\((name as NSString).deletingPathExtension).png")
+            if let mediapipe = try? MPImage(contentsOfFile: reference.path), mediapipe.width == decoded.width {
+                let differences = zip(pixels, mediapipe.rgbPixels()).map { abs(Int($0) - Int($1)) }
+                XCTFail("\(name): \(differences.filter { $0 > 0 }.count) of \(pixels.count) bytes differ from MediaPipe's, by up to \(differences.max() ?? 0)")
+            } else {
+                XCTFail("\(name): pixels differ from MediaPipe's (digest \(digest))")
             }
         }
     }
@@ -50,7 +80,9 @@ final class VisionGoldenTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cases.count, 10)
         var cache: [String: MPImage] = [:]
         for (index, c) in cases.enumerated() {
-            let source = try cache[c.image] ?? image(c.image)
+            // The source is the pixels OpenCV cropped (libjpeg-turbo's for JPEGs, not MediaPipe's), so that this
+            // checks the geometry alone.
+            let source = try cache[c.image] ?? goldenSource(c.image)
             cache[c.image] = source
             let options = ImageToTensorOptions(width: c.size[0], height: c.size[1], keepAspectRatio: c.letterbox,
                                                border: c.border == "zero" ? .zero : .replicate, range: c.range[0]...c.range[1])
@@ -80,6 +112,12 @@ final class VisionGoldenTests: XCTestCase {
                 XCTAssertEqual(mapped.y, point[1], accuracy: 1e-3, "case \(index) corner \(corner)")
             }
         }
+    }
+
+    private func goldenSource(_ name: String) throws -> MPImage {
+        let pixels = try npy("decode/\(name).npy")
+        return try MPImage(pixels: pixels.bytes, width: pixels.shape[1], height: pixels.shape[0],
+                           format: pixels.shape[2] == 4 ? .rgba8 : .rgb8)
     }
 
     func testYUVConvertsByBT601FullRange() throws {
