@@ -148,7 +148,8 @@ public struct MPImage: Sendable {
         try self.init(width: width, height: height, format: format, planes: planes, orientation: orientation, exifOrientation: nil)
     }
 
-    /// Decodes a PNG or JPEG file.
+    /// Decodes a PNG or JPEG file. JPEG pixels are MediaPipe's own (its Python API decodes with stb_image; see
+    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two.
     public init(contentsOfFile path: String, orientation: ImageOrientation = .up) throws(ImageError) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
