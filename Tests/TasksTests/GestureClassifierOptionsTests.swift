@@ -26,11 +26,16 @@ final class GestureClassifierOptionsTests: XCTestCase {
 
     /// MediaPipe leaves a hand whose categories were all filtered out out of its gesture list (which then no longer
     /// lines up with the hands); ours gives that hand an empty list. So ours, without the empty lists, is MediaPipe's.
-    private func assertGestures(_ ours: [[ResultCategory]], _ theirs: [[Gesture]], _ label: String) {
+    ///
+    /// Scores: the issue allows 0.02. Measured worst: 1.2e-4 on the photos, 0.0071 on the clip frames (frame 90 of
+    /// `hand_gesture_fist_thumbsup.mp4`, the custom head's "None"; the frames are MediaPipe's own, so what is left is
+    /// our float kernels' rounding against XNNPACK's, carried through detector, landmarks and embedder). Held to
+    /// 0.001 and 0.01.
+    private func assertGestures(_ ours: [[ResultCategory]], _ theirs: [[Gesture]], _ label: String, clipFrame: Bool = false) {
         let kept = ours.filter { !$0.isEmpty }
         XCTAssertEqual(kept.map { $0.map(\.categoryName) }, theirs.map { $0.map(\.categoryName) }, label)
         for (a, b) in zip(kept.joined(), theirs.joined()) {
-            XCTAssertEqual(a.score, b.score, accuracy: 0.02, "\(label) \(b.categoryName)")
+            XCTAssertEqual(a.score, b.score, accuracy: clipFrame ? 0.01 : 0.001, "\(label) \(b.categoryName)")
             XCTAssertEqual(a.index, -1, "\(label): gestures have no index, as in MediaPipe")
         }
     }
@@ -151,7 +156,7 @@ final class GestureClassifierOptionsTests: XCTestCase {
             let recognizer = try recognizer(model: bundle) { $0.customGesturesClassifierOptions = custom }
             for entry in entries {
                 let result = try recognizer.recognize(image: try input(entry.image))
-                assertGestures(result.gestures, entry.gestures, "\(name) \(entry.image)")
+                assertGestures(result.gestures, entry.gestures, "\(name) \(entry.image)", clipFrame: entry.image.contains("#"))
                 customSeen.formUnion(result.gestures.joined().compactMap(\.categoryName).filter { reference.labels.contains($0) })
             }
         }
