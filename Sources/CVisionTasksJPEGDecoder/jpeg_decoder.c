@@ -116,46 +116,57 @@ void vt_jpeg_free(vt_jpeg_image *image) {
     image->exif = NULL;
 }
 
+// The decompressor outlives vt_jpeg_read_coefficients: its coefficient arrays are handed out in place (no copy of
+// what is 3 bytes per pixel), so it and its error manager live on the heap until vt_jpeg_free_coefficients.
+typedef struct {
+    struct jpeg_decompress_struct info;
+    error_manager errors;
+} coefficient_owner;
+
 void vt_jpeg_free_coefficients(vt_jpeg_coefficients *coefficients) {
     for (int c = 0; c < 4; c++) {
-        free(coefficients->components[c].blocks);
-        coefficients->components[c].blocks = NULL;
+        free(coefficients->components[c].block_rows);
+        coefficients->components[c].block_rows = NULL;
     }
     free(coefficients->exif);
     coefficients->exif = NULL;
+    coefficient_owner *owner = coefficients->owner;
+    if (owner) {
+        jpeg_destroy_decompress(&owner->info);
+        free(owner);
+        coefficients->owner = NULL;
+    }
 }
 
-// The coefficients are copied out of libjpeg's virtual block arrays (which live only as long as the decompressor)
-// so that the caller's inverse DCT runs after libjpeg is gone and cannot be interrupted by its error exits.
 int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_coefficients *out) {
-    struct jpeg_decompress_struct info;
-    error_manager errors;
-    memset(&info, 0, sizeof info);
     memset(out, 0, sizeof *out);
-    info.err = jpeg_std_error(&errors.base);
-    errors.base.error_exit = on_error;
-    errors.base.emit_message = on_message;
-    errors.base.output_message = on_output_message;
-    errors.message = out->message;
-    if (setjmp(errors.escape)) {
+    coefficient_owner *owner = calloc(1, sizeof *owner);
+    if (!owner) return VT_JPEG_NO_MEMORY;
+    out->owner = owner;
+    struct jpeg_decompress_struct *info = &owner->info;
+    info->err = jpeg_std_error(&owner->errors.base);
+    owner->errors.base.error_exit = on_error;
+    owner->errors.base.emit_message = on_message;
+    owner->errors.base.output_message = on_output_message;
+    owner->errors.message = out->message;
+    if (setjmp(owner->errors.escape)) {
         vt_jpeg_free_coefficients(out);
-        jpeg_destroy_decompress(&info);
         return VT_JPEG_CORRUPT;
     }
-    jpeg_create_decompress(&info);
-    jpeg_mem_src(&info, data, (unsigned long)length);
-    jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
-    jpeg_read_header(&info, TRUE);
-    if ((uint64_t)info.image_width * (uint64_t)info.image_height > max_pixels) {
-        snprintf(out->message, sizeof out->message, "%u x %u pixels is above the limit", info.image_width, info.image_height);
-        jpeg_destroy_decompress(&info);
+    jpeg_create_decompress(info);
+    jpeg_mem_src(info, data, (unsigned long)length);
+    jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(info, TRUE);
+    if ((uint64_t)info->image_width * (uint64_t)info->image_height > max_pixels) {
+        snprintf(out->message, sizeof out->message, "%u x %u pixels is above the limit", info->image_width, info->image_height);
+        vt_jpeg_free_coefficients(out);
         return VT_JPEG_TOO_LARGE;
     }
-    if (info.data_precision != 8 || !(info.num_components == 1 || info.num_components == 3 || info.num_components == 4)) {
-        jpeg_destroy_decompress(&info);
+    if (info->data_precision != 8 || !(info->num_components == 1 || info->num_components == 3 || info->num_components == 4)) {
+        vt_jpeg_free_coefficients(out);
         return VT_JPEG_UNSUPPORTED;
     }
-    for (jpeg_saved_marker_ptr marker = info.marker_list; marker; marker = marker->next) {
+    for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
         if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
             out->exif = malloc(marker->data_length);
             if (!out->exif) break;
@@ -164,22 +175,21 @@ int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_p
             break;
         }
     }
-    out->width = info.image_width;
-    out->height = info.image_height;
-    out->component_count = info.num_components;
-    out->saw_jfif = info.saw_JFIF_marker ? 1 : 0;
-    out->adobe_transform = info.saw_Adobe_marker ? info.Adobe_transform : -1;
-    jvirt_barray_ptr *arrays = jpeg_read_coefficients(&info);
-    for (int c = 0; c < info.num_components; c++) {
-        jpeg_component_info *component = &info.comp_info[c];
+    out->width = info->image_width;
+    out->height = info->image_height;
+    out->component_count = info->num_components;
+    out->saw_jfif = info->saw_JFIF_marker ? 1 : 0;
+    out->adobe_transform = info->saw_Adobe_marker ? info->Adobe_transform : -1;
+    jvirt_barray_ptr *arrays = jpeg_read_coefficients(info);
+    for (int c = 0; c < info->num_components; c++) {
+        jpeg_component_info *component = &info->comp_info[c];
         vt_jpeg_component *target = &out->components[c];
         JQUANT_TBL *table = component->quant_table;
         if (!table && component->quant_tbl_no >= 0 && component->quant_tbl_no < NUM_QUANT_TBLS)
-            table = info.quant_tbl_ptrs[component->quant_tbl_no];
+            table = info->quant_tbl_ptrs[component->quant_tbl_no];
         if (!table) {
             snprintf(out->message, sizeof out->message, "component %d has no quantization table", c);
             vt_jpeg_free_coefficients(out);
-            jpeg_destroy_decompress(&info);
             return VT_JPEG_CORRUPT;
         }
         for (int k = 0; k < 64; k++) target->quantization[k] = table->quantval[k];
@@ -188,19 +198,17 @@ int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_p
         target->horizontal_sampling = (uint8_t)component->h_samp_factor;
         target->vertical_sampling = (uint8_t)component->v_samp_factor;
         target->id = component->component_id;
-        const size_t row_blocks = component->width_in_blocks;
-        target->blocks = malloc(row_blocks * component->height_in_blocks * sizeof(JBLOCK) + 1);
-        if (!target->blocks) {
+        target->block_rows = malloc(sizeof(int16_t *) * (component->height_in_blocks + 1));
+        if (!target->block_rows) {
             vt_jpeg_free_coefficients(out);
-            jpeg_destroy_decompress(&info);
             return VT_JPEG_NO_MEMORY;
         }
+        // Row by row: libjpeg's default memory manager keeps every virtual array in memory (there is no backing
+        // store to swap to), so a row's address stays put after the access that returns it.
         for (JDIMENSION row = 0; row < component->height_in_blocks; row++) {
-            JBLOCKARRAY rows = (*info.mem->access_virt_barray)((j_common_ptr)&info, arrays[c], row, 1, FALSE);
-            memcpy(target->blocks + row * row_blocks * DCTSIZE2, rows[0], row_blocks * sizeof(JBLOCK));
+            JBLOCKARRAY rows = (*info->mem->access_virt_barray)((j_common_ptr)info, arrays[c], row, 1, FALSE);
+            target->block_rows[row] = rows[0][0];
         }
     }
-    jpeg_finish_decompress(&info);
-    jpeg_destroy_decompress(&info);
     return VT_JPEG_OK;
 }

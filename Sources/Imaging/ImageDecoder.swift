@@ -75,7 +75,7 @@ enum ImageDecoder {
         let components = withUnsafeBytes(of: coefficients.components) { raw in
             raw.bindMemory(to: vt_jpeg_component.self).prefix(count).map { c in
                 StbImageJPEGReconstruction.Component(
-                    coefficients: UnsafeBufferPointer(start: c.blocks, count: c.blocks == nil ? 0 : Int(c.width_in_blocks) * Int(c.height_in_blocks) * 64),
+                    blockRows: c.block_rows.map { rows in (0..<Int(c.height_in_blocks)).map { UnsafePointer(rows[$0]) } } ?? [],
                     quantization: withUnsafeBytes(of: c.quantization) { Array($0.bindMemory(to: UInt16.self)) },
                     widthInBlocks: Int(c.width_in_blocks), heightInBlocks: Int(c.height_in_blocks),
                     horizontalSampling: Int(c.horizontal_sampling), verticalSampling: Int(c.vertical_sampling), id: Int(c.id))

@@ -13,8 +13,8 @@
 /// bit-identical to the scalar ones; step-3 output takes the scalar colour path), written afresh in Swift.
 struct StbImageJPEGReconstruction {
     struct Component {
-        /// Quantized coefficients, 64 per block in natural order, `widthInBlocks × heightInBlocks` blocks.
-        let coefficients: UnsafeBufferPointer<Int16>
+        /// Quantized coefficients: `heightInBlocks` rows of `widthInBlocks` blocks, 64 per block in natural order.
+        let blockRows: [UnsafePointer<Int16>?]
         let quantization: [UInt16]
         let widthInBlocks: Int
         let heightInBlocks: Int
@@ -40,7 +40,7 @@ struct StbImageJPEGReconstruction {
             (1...4).contains(c.horizontalSampling) && (1...4).contains(c.verticalSampling)
                 && maxH % c.horizontalSampling == 0 && maxV % c.verticalSampling == 0
                 && c.quantization.count == 64
-                && c.coefficients.count >= c.widthInBlocks * c.heightInBlocks * 64
+                && c.blockRows.count == c.heightInBlocks && c.blockRows.allSatisfy { $0 != nil }
                 && c.widthInBlocks * 8 >= (width * c.horizontalSampling + maxH - 1) / maxH
                 && c.heightInBlocks * 8 >= (height * c.verticalSampling + maxV - 1) / maxV
         }
@@ -58,8 +58,10 @@ struct StbImageJPEGReconstruction {
             total += c.widthInBlocks * 8 * c.heightInBlocks * 8
         }
         let lineLength = width + 4
-        var samples = [UInt8](repeating: 0, count: total + lineLength * components.count)
-        var output = [UInt8](repeating: 0, count: width * height * 3)
+        // Uninitialized: the inverse DCT writes every plane byte, the resamplers every line byte before it is read,
+        // the conversion every output byte (zero-filling them first cost as much as a pass over the image).
+        var samples = [UInt8](unsafeUninitializedCapacity: total + lineLength * components.count) { $1 = $0.count }
+        var output = [UInt8](unsafeUninitializedCapacity: width * height * 3) { $1 = $0.count }
         // stb: three components are RGB when their ids spell R, G, B, or an Adobe marker says "no transform" and
         // there is no JFIF marker; otherwise YCbCr.
         let isRGB = components.count == 3
@@ -113,20 +115,25 @@ struct StbImageJPEGReconstruction {
     /// inverse-transformed into a plane `widthInBlocks · 8` wide.
     private static func inverseTransform(_ component: Component, into plane: UnsafeMutablePointer<UInt8>) {
         let stride = component.widthInBlocks * 8
-        let table = component.quantization
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 128) { scratch in
-            let block = scratch.baseAddress!, columns = block + 64
-            for by in 0..<component.heightInBlocks {
-                for bx in 0..<component.widthInBlocks {
-                    let coefficients = component.coefficients.baseAddress! + (by * component.widthInBlocks + bx) * 64
-                    for k in 0..<64 {
-                        block[k] = Int32(Int16(truncatingIfNeeded: Int32(coefficients[k]) &* Int32(table[k])))
-                    }
-                    inverseDCT(block, columns: columns, into: plane + by * 8 * stride + bx * 8, stride: stride)
+        // The table as eight rows of Int16 lanes: a wrapping Int16 multiply is the product's low 16 bits, which
+        // is what stb's `(short)(coefficient * dequant)` keeps (for 16-bit tables too).
+        let table = (0..<8).map { row in
+            SIMD8<Int16>((0..<8).map { Int16(truncatingIfNeeded: component.quantization[row * 8 + $0]) })
+        }
+        for by in 0..<component.heightInBlocks {
+            let blocks = UnsafeRawPointer(component.blockRows[by]!)
+            for bx in 0..<component.widthInBlocks {
+                let block = blocks + bx * 128
+                @inline(__always) func row(_ k: Int) -> Lanes {
+                    Lanes(truncatingIfNeeded: block.loadUnaligned(fromByteOffset: k * 16, as: SIMD8<Int16>.self) &* table[k])
                 }
+                inverseDCT(row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7),
+                           into: plane + by * 8 * stride + bx * 8, stride: stride)
             }
         }
     }
+
+    private typealias Lanes = SIMD8<Int32>
 
     /// stb's constants: 12 fractional bits, `(int)(x * 4096 + 0.5)` (truncating toward zero, so -1.847759065 → -7567).
     private enum Constant {
@@ -136,71 +143,74 @@ struct StbImageJPEGReconstruction {
         static let cm2_562915447: Int32 = -10497, cm1_961570560: Int32 = -8034, cm0_390180644: Int32 = -1597
     }
 
-    /// stb's one-dimensional IDCT (derived from libjpeg's jidctint): the even part's x0…x3 and the odd part's
-    /// t0…t3, before the caller's rounding and shift. Wrapping arithmetic: C's int on hostile coefficients.
+    /// stb's one-dimensional IDCT (derived from libjpeg's jidctint) on eight columns or rows at once: the even part's
+    /// x0…x3 and the odd part's t0…t3, before the caller's rounding and shift. Wrapping arithmetic: C's int on
+    /// hostile coefficients.
     @inline(__always)
-    private static func transform1D(_ s0: Int32, _ s1: Int32, _ s2: Int32, _ s3: Int32, _ s4: Int32, _ s5: Int32,
-                                    _ s6: Int32, _ s7: Int32) -> (x: (Int32, Int32, Int32, Int32), t: (Int32, Int32, Int32, Int32)) {
+    private static func transform1D(_ s0: Lanes, _ s1: Lanes, _ s2: Lanes, _ s3: Lanes, _ s4: Lanes, _ s5: Lanes,
+                                    _ s6: Lanes, _ s7: Lanes) -> (x: (Lanes, Lanes, Lanes, Lanes), t: (Lanes, Lanes, Lanes, Lanes)) {
         let p1 = (s2 &+ s6) &* Constant.c0_5411961
         let t2e = p1 &+ s6 &* Constant.cm1_847759065
         let t3e = p1 &+ s2 &* Constant.c0_765366865
-        let t0e = (s0 &+ s4) &* 4096
-        let t1e = (s0 &- s4) &* 4096
+        let t0e = (s0 &+ s4) &<< 12
+        let t1e = (s0 &- s4) &<< 12
         let x0 = t0e &+ t3e, x3 = t0e &- t3e, x1 = t1e &+ t2e, x2 = t1e &- t2e
-        var t0 = s7, t1 = s5, t2 = s3, t3 = s1
-        var p3 = t0 &+ t2, p4 = t1 &+ t3
-        var q1 = t0 &+ t3, q2 = t1 &+ t2
+        let p3 = s7 &+ s3, p4 = s5 &+ s1, q1 = s7 &+ s1, q2 = s5 &+ s3
         let p5 = (p3 &+ p4) &* Constant.c1_175875602
-        t0 = t0 &* Constant.c0_298631336
-        t1 = t1 &* Constant.c2_053119869
-        t2 = t2 &* Constant.c3_072711026
-        t3 = t3 &* Constant.c1_501321110
-        q1 = p5 &+ q1 &* Constant.cm0_899976223
-        q2 = p5 &+ q2 &* Constant.cm2_562915447
-        p3 = p3 &* Constant.cm1_961570560
-        p4 = p4 &* Constant.cm0_390180644
-        t3 = t3 &+ q1 &+ p4
-        t2 = t2 &+ q2 &+ p3
-        t1 = t1 &+ q2 &+ p4
-        t0 = t0 &+ q1 &+ p3
+        let r1 = p5 &+ q1 &* Constant.cm0_899976223
+        let r2 = p5 &+ q2 &* Constant.cm2_562915447
+        let r3 = p3 &* Constant.cm1_961570560
+        let r4 = p4 &* Constant.cm0_390180644
+        let t3 = s1 &* Constant.c1_501321110 &+ r1 &+ r4
+        let t2 = s3 &* Constant.c3_072711026 &+ r2 &+ r3
+        let t1 = s5 &* Constant.c2_053119869 &+ r2 &+ r4
+        let t0 = s7 &* Constant.c0_298631336 &+ r1 &+ r3
         return ((x0, x1, x2, x3), (t0, t1, t2, t3))
     }
 
+    /// One step of an 8 × 8 transpose: the even and the odd lanes of `a` followed by `b`. Three rounds over the
+    /// rows (pairs 0-1, 2-3, 4-5, 6-7 → evens to rows 0…3, odds to rows 4…7) move element (r, c) to (c, r).
     @inline(__always)
-    private static func clamp(_ value: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(value, 0), 255)) }
+    private static func unzip(_ a: Lanes, _ b: Lanes) -> (Lanes, Lanes) {
+        let joined = SIMD16(lowHalf: a, highHalf: b)
+        return (joined.evenHalf, joined.oddHalf)
+    }
+
+    @inline(__always)
+    private static func transpose(_ r: (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes))
+        -> (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes) {
+        var r = r
+        for _ in 0..<3 {
+            let (e0, o0) = unzip(r.0, r.1), (e1, o1) = unzip(r.2, r.3)
+            let (e2, o2) = unzip(r.4, r.5), (e3, o3) = unzip(r.6, r.7)
+            r = (e0, e1, e2, e3, o0, o1, o2, o3)
+        }
+        return r
+    }
 
     /// Columns first (two extra bits kept, rounding 512 >> 10), then rows (rounding 2¹⁶ and the +128 level shift,
-    /// >> 17), as `stbi__idct_block`. Its all-zero-column shortcut gives the same numbers as the full transform.
+    /// >> 17), as `stbi__idct_block`; each pass does all eight lines at once in `Lanes`. stb's all-zero-column
+    /// shortcut gives the same numbers as the full transform, so it is not needed.
     @inline(__always)
-    private static func inverseDCT(_ d: UnsafeMutablePointer<Int32>, columns v: UnsafeMutablePointer<Int32>,
-                                   into out: UnsafeMutablePointer<UInt8>, stride: Int) {
-        for i in 0..<8 {
-            let (x, t) = transform1D(d[i], d[8 + i], d[16 + i], d[24 + i], d[32 + i], d[40 + i], d[48 + i], d[56 + i])
-            let x0 = x.0 &+ 512, x1 = x.1 &+ 512, x2 = x.2 &+ 512, x3 = x.3 &+ 512
-            v[i] = (x0 &+ t.3) >> 10
-            v[56 + i] = (x0 &- t.3) >> 10
-            v[8 + i] = (x1 &+ t.2) >> 10
-            v[48 + i] = (x1 &- t.2) >> 10
-            v[16 + i] = (x2 &+ t.1) >> 10
-            v[40 + i] = (x2 &- t.1) >> 10
-            v[24 + i] = (x3 &+ t.0) >> 10
-            v[32 + i] = (x3 &- t.0) >> 10
-        }
+    private static func inverseDCT(_ d0: Lanes, _ d1: Lanes, _ d2: Lanes, _ d3: Lanes, _ d4: Lanes, _ d5: Lanes,
+                                   _ d6: Lanes, _ d7: Lanes, into out: UnsafeMutablePointer<UInt8>, stride: Int) {
+        // Lanes are columns: the results are rows 0…7 of the intermediate block.
+        let (x, t) = transform1D(d0, d1, d2, d3, d4, d5, d6, d7)
+        let x0 = x.0 &+ 512, x1 = x.1 &+ 512, x2 = x.2 &+ 512, x3 = x.3 &+ 512
+        let columns = transpose(((x0 &+ t.3) &>> 10, (x1 &+ t.2) &>> 10, (x2 &+ t.1) &>> 10, (x3 &+ t.0) &>> 10,
+                                 (x3 &- t.0) &>> 10, (x2 &- t.1) &>> 10, (x1 &- t.2) &>> 10, (x0 &- t.3) &>> 10))
+        // Lanes are rows now: the results are output columns 0…7.
+        let (y, u) = transform1D(columns.0, columns.1, columns.2, columns.3, columns.4, columns.5, columns.6, columns.7)
         let bias: Int32 = 65536 &+ (128 << 17)
-        for r in 0..<8 {
-            let row = v + r * 8
-            let (x, t) = transform1D(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7])
-            let x0 = x.0 &+ bias, x1 = x.1 &+ bias, x2 = x.2 &+ bias, x3 = x.3 &+ bias
-            let o = out + r * stride
-            o[0] = clamp((x0 &+ t.3) >> 17)
-            o[7] = clamp((x0 &- t.3) >> 17)
-            o[1] = clamp((x1 &+ t.2) >> 17)
-            o[6] = clamp((x1 &- t.2) >> 17)
-            o[2] = clamp((x2 &+ t.1) >> 17)
-            o[5] = clamp((x2 &- t.1) >> 17)
-            o[3] = clamp((x3 &+ t.0) >> 17)
-            o[4] = clamp((x3 &- t.0) >> 17)
+        let y0 = y.0 &+ bias, y1 = y.1 &+ bias, y2 = y.2 &+ bias, y3 = y.3 &+ bias
+        @inline(__always) func level(_ v: Lanes) -> Lanes { (v &>> 17).clamped(lowerBound: Lanes(repeating: 0), upperBound: Lanes(repeating: 255)) }
+        let rows = transpose((level(y0 &+ u.3), level(y1 &+ u.2), level(y2 &+ u.1), level(y3 &+ u.0),
+                              level(y3 &- u.0), level(y2 &- u.1), level(y1 &- u.2), level(y0 &- u.3)))
+        @inline(__always) func store(_ r: Int, _ v: Lanes) {
+            UnsafeMutableRawPointer(out + r * stride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
         }
+        store(0, rows.0); store(1, rows.1); store(2, rows.2); store(3, rows.3)
+        store(4, rows.4); store(5, rows.5); store(6, rows.6); store(7, rows.7)
     }
 
     // MARK: Upsampling
@@ -314,6 +324,9 @@ struct StbImageJPEGReconstruction {
             out[3 * i + 2] = clamp(b)
         }
     }
+
+    @inline(__always)
+    private static func clamp(_ value: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(value, 0), 255)) }
 
     /// stb's `stbi__blinn_8x8`: x · y / 255, rounded.
     private static func blinn(_ x: UInt8, _ y: UInt8) -> UInt8 {

@@ -36,8 +36,9 @@ void vt_jpeg_free(vt_jpeg_image *image);
 
 /// One component's quantized DCT coefficients as the entropy decoder leaves them.
 typedef struct {
-    /// width_in_blocks x height_in_blocks blocks, row-major, 64 coefficients each in natural (not zigzag) order.
-    int16_t *blocks;
+    /// height_in_blocks pointers to rows of width_in_blocks blocks, 64 coefficients each in natural (not zigzag)
+    /// order, inside libjpeg's own (in-memory) coefficient arrays: valid until vt_jpeg_free_coefficients.
+    int16_t **block_rows;
     /// The component's quantization table, natural order.
     uint16_t quantization[64];
     uint32_t width_in_blocks;
@@ -59,6 +60,8 @@ typedef struct {
     uint8_t *exif;
     size_t exif_length;
     char message[200];
+    /// The decompressor that owns the coefficient arrays (opaque).
+    void *owner;
 } vt_jpeg_coefficients;
 
 /// Entropy-decodes JPEG bytes (baseline, progressive, arithmetic; libjpeg-turbo) into quantized coefficients. Same
