@@ -114,48 +114,80 @@ public enum ImageToTensor {
             throw .invalidRegion("degenerate region \(region)")
         }
         let replicate = options.border == .replicate
-        let iw = image.width, ih = image.height
+        let width = options.width, height = options.height
         image.withPixelReader { reader in
-        // Rows are independent and each writes its own outputs: two threads take half the rows each (the tasks'
-        // per-frame pre-processing is otherwise the longest single-threaded stretch).
-        let threads = options.width * options.height >= 1 << 14
-            ? max(1, min(2, ProcessInfo.processInfo.activeProcessorCount, options.maximumThreads ?? .max)) : 1
-        let shared = SendableBox((reader, map))
-        DispatchQueue.concurrentPerform(iterations: threads) { part in
-        let (reader, map) = shared.value
-        for v in (options.height * part / threads)..<(options.height * (part + 1) / threads) {
-            for u in 0..<options.width {
-                let (X, Y) = map.fixedPointSource(u: u, v: v)
-                // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
-                let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
-                let ax = X & ((1 << interBits) - 1), ay = Y & ((1 << interBits) - 1)
-                let weights = Self.weights[ay * (1 << interBits) + ax]
-                let index = (v * options.width + u) * 3
-                if !replicate, x0 >= iw || x0 + 1 < 0 || y0 >= ih || y0 + 1 < 0 {
-                    sink.store(index, .zero)
-                    continue
+            // Rows are independent and each writes its own outputs: two threads take half the rows each (the tasks'
+            // per-frame pre-processing is otherwise the longest single-threaded stretch).
+            let threads = width * height >= 1 << 14
+                ? max(1, min(2, ProcessInfo.processInfo.activeProcessorCount, options.maximumThreads ?? .max)) : 1
+            let shared = SendableBox((reader, map, image.width, image.height))
+            DispatchQueue.concurrentPerform(iterations: threads) { part in
+                let (reader, map, iw, ih) = shared.value
+                let rows = (height * part / threads)..<(height * (part + 1) / threads)
+                // One specialized loop per pixel layout: the format is decided here, not per neighbour.
+                switch reader.format {
+                case .rgb8: sampleRows(PackedSource(reader, bytesPerPixel: 3, red: 0, blue: 2), map, rows, width, iw, ih, replicate, sink)
+                case .rgba8: sampleRows(PackedSource(reader, bytesPerPixel: 4, red: 0, blue: 2), map, rows, width, iw, ih, replicate, sink)
+                case .bgra8: sampleRows(PackedSource(reader, bytesPerPixel: 4, red: 2, blue: 0), map, rows, width, iw, ih, replicate, sink)
+                case .gray8, .nv12, .i420: sampleRows(ConvertingSource(reader: reader), map, rows, width, iw, ih, replicate, sink)
                 }
-                let sum = neighbour(reader, x0, y0, iw, ih, replicate) &* weights.x
-                    &+ neighbour(reader, x0 + 1, y0, iw, ih, replicate) &* weights.y
-                    &+ neighbour(reader, x0, y0 + 1, iw, ih, replicate) &* weights.z
-                    &+ neighbour(reader, x0 + 1, y0 + 1, iw, ih, replicate) &* weights.w
-                let rounded = (sum &+ SIMD3(repeating: Int32(1 << (coefficientBits - 1)))) &>> Int32(coefficientBits)
-                sink.store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
             }
-        }
-        }
         }
         return transform
     }
 
+    /// Output rows `rows` of the warp. Per OpenCV block of columns the row's base coordinate is computed once; a
+    /// pixel whose four neighbours all lie inside the image reads them without border checks.
+    @inline(__always)
+    private static func sampleRows<Source: RGBSource, Sink: TensorSink>(
+        _ source: Source, _ map: PerspectiveMap, _ rows: Range<Int>, _ width: Int, _ iw: Int, _ ih: Int,
+        _ replicate: Bool, _ sink: Sink
+    ) {
+        let fractionMask = (1 << interBits) - 1
+        let half = SIMD3(repeating: Int32(1 << (coefficientBits - 1)))
+        weights.withUnsafeBufferPointer { weights in
+            for v in rows {
+                var blockStart = 0
+                while blockStart < width {
+                    let origin = map.blockOrigin(u: blockStart, v: v)
+                    for u in blockStart..<min(blockStart + map.blockWidth, width) {
+                        let (X, Y) = map.fixedPointSource(column: u - blockStart, origin)
+                        // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
+                        let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
+                        let w = weights[(Y & fractionMask) << interBits + (X & fractionMask)]
+                        let index = (v * width + u) * 3
+                        let sum: SIMD3<Int32>
+                        if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1 {
+                            sum = source.rgb(x0, y0) &* w.x &+ source.rgb(x0 + 1, y0) &* w.y
+                                &+ source.rgb(x0, y0 + 1) &* w.z &+ source.rgb(x0 + 1, y0 + 1) &* w.w
+                        } else {
+                            if !replicate, x0 >= iw || x0 + 1 < 0 || y0 >= ih || y0 + 1 < 0 {
+                                sink.store(index, .zero)
+                                continue
+                            }
+                            sum = neighbour(source, x0, y0, iw, ih, replicate) &* w.x
+                                &+ neighbour(source, x0 + 1, y0, iw, ih, replicate) &* w.y
+                                &+ neighbour(source, x0, y0 + 1, iw, ih, replicate) &* w.z
+                                &+ neighbour(source, x0 + 1, y0 + 1, iw, ih, replicate) &* w.w
+                        }
+                        let rounded = (sum &+ half) &>> Int32(coefficientBits)
+                        sink.store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
+                    }
+                    blockStart += map.blockWidth
+                }
+            }
+        }
+    }
+
     /// One bilinear neighbour: clamped to the image with a replicated border, zero outside it otherwise.
     @inline(__always)
-    private static func neighbour(_ reader: PixelReader, _ x: Int, _ y: Int, _ width: Int, _ height: Int, _ replicate: Bool) -> SIMD3<Int32> {
+    private static func neighbour<Source: RGBSource>(_ source: Source, _ x: Int, _ y: Int, _ width: Int, _ height: Int,
+                                                     _ replicate: Bool) -> SIMD3<Int32> {
         if replicate {
-            return SIMD3<Int32>(truncatingIfNeeded: reader.rgb(min(max(x, 0), width - 1), min(max(y, 0), height - 1)))
+            return source.rgb(min(max(x, 0), width - 1), min(max(y, 0), height - 1))
         }
         guard x >= 0, x < width, y >= 0, y < height else { return .zero }
-        return SIMD3<Int32>(truncatingIfNeeded: reader.rgb(x, y))
+        return source.rgb(x, y)
     }
 
     /// OpenCV's bilinear weight table for 8-bit remap (`initInterTab2D` with INTER_LINEAR): per 1/32-pixel
@@ -186,6 +218,40 @@ public enum ImageToTensor {
         }
         return table
     }()
+}
+
+/// A pixel layout's RGB, read in place.
+protocol RGBSource {
+    func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32>
+}
+
+/// RGB, RGBA or BGRA bytes: one row stride, the channels at fixed offsets.
+struct PackedSource: RGBSource {
+    let base: UnsafePointer<UInt8>
+    let stride: Int
+    let bytesPerPixel: Int
+    let red: Int
+    let blue: Int
+
+    init(_ reader: PixelReader, bytesPerPixel: Int, red: Int, blue: Int) {
+        base = reader.planes.0
+        stride = reader.strides.0
+        self.bytesPerPixel = bytesPerPixel
+        self.red = red
+        self.blue = blue
+    }
+
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32> {
+        let p = base + y * stride + x * bytesPerPixel
+        return SIMD3(Int32(p[red]), Int32(p[1]), Int32(p[blue]))
+    }
+}
+
+/// Grey and YUV layouts, through the reader's conversion.
+struct ConvertingSource: RGBSource {
+    let reader: PixelReader
+
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32> { SIMD3<Int32>(truncatingIfNeeded: reader.rgb(x, y)) }
 }
 
 /// Where sampled 8-bit RGB goes: a float tensor (scaled to its range) or a byte tensor. Pointers to disjoint

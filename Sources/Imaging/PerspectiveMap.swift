@@ -12,6 +12,8 @@ struct PerspectiveMap {
     let m: [Double]
     /// Width of the column blocks OpenCV's warp walks (its BLOCK_SZ = 32 logic).
     let blockWidth: Int
+    /// What one tensor column adds to the homogeneous source position: m's first column.
+    private let columnStep: (x: Double, y: Double, w: Double)
 
     init?(region: RegionOfInterest, width: Int, height: Int) {
         // RotatedRect::points, in float.
@@ -27,6 +29,7 @@ struct PerspectiveMap {
         let dst: [(Float, Float)] = [(0, fh), (0, 0), (fw, 0), (fw, fh)]
         guard let forward = Self.perspectiveTransform(src, dst), let inverse = Self.invert(forward) else { return nil }
         m = inverse
+        columnStep = (inverse[0], inverse[3], inverse[6])
         let blockHeight = min(16, height)
         blockWidth = min(1024 / blockHeight, width)
     }
@@ -89,17 +92,28 @@ struct PerspectiveMap {
         ]
     }
 
-    /// The source position of tensor pixel (u, v) in 1/32 pixels, as warpPerspective's loop computes it.
+    /// The homogeneous source position of the first column of the OpenCV block holding tensor column `u` on row `v`.
+    @inline(__always)
+    func blockOrigin(u: Int, v: Int) -> (x: Double, y: Double, w: Double) {
+        let x0 = Double(u - u % blockWidth), y = Double(v)
+        return (m[0] * x0 + m[1] * y + m[2], m[3] * x0 + m[4] * y + m[5], m[6] * x0 + m[7] * y + m[8])
+    }
+
+    /// The source position, in 1/32 pixels, of the tensor pixel `column` columns into the block at `origin`, as
+    /// warpPerspective's loop computes it.
+    @inline(__always)
+    func fixedPointSource(column: Int, _ origin: (x: Double, y: Double, w: Double)) -> (x: Int, y: Int) {
+        let x1 = Double(column)
+        var weight = origin.w + columnStep.w * x1
+        weight = weight != 0 ? Double(1 << ImageToTensor.interBits) / weight : 0
+        let fx = max(Double(Int32.min), min(Double(Int32.max), (origin.x + columnStep.x * x1) * weight))
+        let fy = max(Double(Int32.min), min(Double(Int32.max), (origin.y + columnStep.y * x1) * weight))
+        return (Int(fx.rounded(.toNearestOrEven)), Int(fy.rounded(.toNearestOrEven)))
+    }
+
+    /// The source position of tensor pixel (u, v) in 1/32 pixels.
     @inline(__always)
     func fixedPointSource(u: Int, v: Int) -> (x: Int, y: Int) {
-        let x0 = Double(u - u % blockWidth), x1 = Double(u % blockWidth), y = Double(v)
-        let X0 = m[0] * x0 + m[1] * y + m[2]
-        let Y0 = m[3] * x0 + m[4] * y + m[5]
-        let W0 = m[6] * x0 + m[7] * y + m[8]
-        var weight = W0 + m[6] * x1
-        weight = weight != 0 ? Double(1 << ImageToTensor.interBits) / weight : 0
-        let fx = max(Double(Int32.min), min(Double(Int32.max), (X0 + m[0] * x1) * weight))
-        let fy = max(Double(Int32.min), min(Double(Int32.max), (Y0 + m[3] * x1) * weight))
-        return (Int(fx.rounded(.toNearestOrEven)), Int(fy.rounded(.toNearestOrEven)))
+        fixedPointSource(column: u % blockWidth, blockOrigin(u: u, v: v))
     }
 }
