@@ -49,10 +49,21 @@ public final class ObjectDetectorOptions: CommonObjectDetectorOptions, @unchecke
 public final class CustomObjectDetectorOptions: CommonObjectDetectorOptions, @unchecked Sendable {
     public let localModel: LocalModel?
     public let remoteModel: RemoteModel?
-    /// The least confidence a label needs; when nil, the classifier's metadata threshold, else 0.
+    /// The least confidence a label needs, in [0, 1]. Unset or outside [0, 1] (NaN included), the classifier's
+    /// metadata threshold is used, else 0 — as ML Kit documents it (an invalid value is not an error there).
     public var classificationConfidenceThreshold: NSNumber?
-    /// The most labels per object (ML Kit's default 10).
+    /// The most labels per object; unset or not positive, ML Kit's default 10.
     public var maxPerObjectLabelCount = 10
+
+    /// ML Kit's rule for `classificationConfidenceThreshold`: the option when it is in [0, 1], else the model
+    /// metadata's threshold, else 0.
+    package static func labelThreshold(requested: NSNumber?, metadata: Float?) -> Float {
+        if let value = requested?.floatValue, (0...1).contains(value) { return value }
+        return metadata ?? 0
+    }
+
+    /// ML Kit's rule for `maxPerObjectLabelCount`: the option when positive, else 10.
+    package static func labelCount(requested: Int) -> Int { requested > 0 ? requested : 10 }
 
     public init(localModel: LocalModel) {
         self.localModel = localModel
@@ -142,6 +153,8 @@ public final class ObjectDetector: @unchecked Sendable {
         let detector: VisionTasks.ObjectDetector
         let detectorLabels: [String: Int]
         let classifier: ImageClassifier?
+        /// Labels below this confidence are left out (``CustomObjectDetectorOptions/labelThreshold(requested:metadata:)``).
+        let labelThreshold: Float
     }
 
     private struct Track {
@@ -198,6 +211,7 @@ public final class ObjectDetector: @unchecked Sendable {
         var labels: [String: Int] = [:]
         for (index, label) in (detector.classLabels ?? []).enumerated() where labels[label] == nil { labels[label] = index }
         var classifier: ImageClassifier?
+        var threshold: Float = 0
         if let custom = options as? CustomObjectDetectorOptions, options.shouldEnableClassification {
             let path: String
             var labels: [String]?
@@ -222,17 +236,20 @@ public final class ObjectDetector: @unchecked Sendable {
             let classifierOptions = ImageClassifierOptions()
             classifierOptions.baseOptions.modelAssetPath = path
             classifierOptions.baseOptions.numThreads = options.numThreads
-            classifierOptions.maxResults = max(custom.maxPerObjectLabelCount, 1)
-            classifierOptions.scoreThreshold = custom.classificationConfidenceThreshold?.floatValue ?? 0
+            classifierOptions.maxResults = CustomObjectDetectorOptions.labelCount(requested: custom.maxPerObjectLabelCount)
+            // Every score is kept here; the threshold (which may come from the metadata) is applied to the labels.
+            classifierOptions.scoreThreshold = 0
             classifierOptions.fallbackLabels = labels
             do { classifier = try ImageClassifier(options: classifierOptions) } catch {
                 throw .modelUnavailable("classifier \(path): \(error)")
             }
-            guard classifier?.hasLabels == true else {
+            guard let loaded = classifier, loaded.hasLabels else {
                 throw .modelUnavailable("classifier \(path) has no labels in its metadata to name objects with")
             }
+            threshold = CustomObjectDetectorOptions.labelThreshold(requested: custom.classificationConfidenceThreshold,
+                                                                   metadata: loaded.metadataScoreThreshold)
         }
-        return Models(detector: detector, detectorLabels: labels, classifier: classifier)
+        return Models(detector: detector, detectorLabels: labels, classifier: classifier, labelThreshold: threshold)
     }
 
     /// The objects in `image`, on the caller's thread (ML Kit's synchronous API).
@@ -272,7 +289,8 @@ public final class ObjectDetector: @unchecked Sendable {
         for detection in kept {
             guard classify else { labels.append([]); continue }
             if let classifier = models.classifier {
-                labels.append(try Self.classify(detection.boundingBox, in: image, with: classifier))
+                labels.append(try Self.classify(detection.boundingBox, in: image, with: classifier)
+                    .filter { $0.confidence >= models.labelThreshold })
             } else {
                 labels.append(detection.categories.map { category in
                     let name = category.categoryName ?? ""

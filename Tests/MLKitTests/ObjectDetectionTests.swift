@@ -47,6 +47,27 @@ final class ObjectDetectionTests: XCTestCase {
         XCTAssertEqual(person.labels.first?.index, 0)
     }
 
+    /// ML Kit's documented fallbacks: a threshold unset or outside [0, 1] is the classifier metadata's, else 0; a
+    /// label count that is not positive is 10. Invalid values are not errors in ML Kit, so they are not here.
+    func testInvalidLabelOptionsFallBackAsMLKitDocumentsThem() throws {
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: NSNumber(value: 0.25), metadata: 0.5), 0.25)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: NSNumber(value: 0), metadata: 0.5), 0)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: nil, metadata: 0.5), 0.5)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: NSNumber(value: 1.5), metadata: 0.5), 0.5)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: NSNumber(value: Float.nan), metadata: nil), 0)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelThreshold(requested: NSNumber(value: -1), metadata: nil), 0)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelCount(requested: 0), 10)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelCount(requested: -3), 10)
+        XCTAssertEqual(CustomObjectDetectorOptions.labelCount(requested: 4), 4)
+        // End to end with the bird classifier (no metadata threshold): hostile values give ten labels, all scores.
+        let options = Self.options(classifier: "bird_classifier.tflite", mode: .singleImage, multiple: false) as! CustomObjectDetectorOptions
+        options.maxPerObjectLabelCount = -1
+        options.classificationConfidenceThreshold = NSNumber(value: Double.infinity)
+        let labels = try XCTUnwrap(ObjectDetector.objectDetector(options: options).results(in: try Self.image("coral_bird.png")).first?.labels)
+        XCTAssertEqual(labels.count, 10)
+        XCTAssertEqual(labels.map(\.confidence), labels.map(\.confidence).sorted(by: >))
+    }
+
     func testEfficientNetAndMobileNetLabelObjects() throws {
         for (classifier, expected) in [("efficientnet_lite0.tflite", "chickadee"), ("mobilenet_v1_0.25_128_quant.tflite", "chickadee")] {
             let options = Self.options(classifier: classifier, mode: .singleImage, multiple: false) as! CustomObjectDetectorOptions

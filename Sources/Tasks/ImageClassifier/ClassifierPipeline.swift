@@ -8,6 +8,8 @@ final class ClassifierPipeline: TaskPipeline {
     struct Head {
         let name: String?
         let selection: CategorySelection
+        /// The classifier's own score threshold from its metadata (ScoreThresholdingOptions), if any.
+        let metadataThreshold: Float?
     }
 
     let runner: TensorRunner
@@ -44,7 +46,7 @@ final class ClassifierPipeline: TaskPipeline {
             heads.append(Head(name: tensor?.name, selection: try CategorySelection(
                 labels: labels, displayNames: displayNames, allowlist: options.categoryAllowlist, denylist: options.categoryDenylist,
                 scoreThreshold: options.scoreThreshold, metadataThreshold: tensor?.scoreThreshold,
-                maxResults: options.maxResults)))
+                maxResults: options.maxResults), metadataThreshold: tensor?.scoreThreshold))
         }
         self.heads = heads
     }

@@ -65,6 +65,11 @@ public final class ImageClassifier: Sendable {
         runner.withPipeline { $0.heads.allSatisfy { $0.selection.labels != nil } }
     }
 
+    /// The first head's score threshold from the model's metadata, if it has one (ML Kit falls back to it).
+    package var metadataScoreThreshold: Float? {
+        runner.withPipeline { $0.heads.first?.metadataThreshold }
+    }
+
     /// Stage timings accumulated so far (for benchmarks).
     package var timings: StageTimings {
         runner.withPipeline { $0.runner.timings }
