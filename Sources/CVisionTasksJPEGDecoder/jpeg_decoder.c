@@ -28,15 +28,36 @@ static void on_message(j_common_ptr info, int level) {
 
 static void on_output_message(j_common_ptr info) { (void)info; }
 
+/// libjpeg's standard error manager with the exits above, messages into `message` (may be NULL).
+static struct jpeg_error_mgr *install_errors(error_manager *errors, char *message) {
+    struct jpeg_error_mgr *base = jpeg_std_error(&errors->base);
+    errors->base.error_exit = on_error;
+    errors->base.emit_message = on_message;
+    errors->base.output_message = on_output_message;
+    errors->message = message;
+    return base;
+}
+
+/// A copy of the first APP1 "Exif\0\0" segment saved by jpeg_save_markers, or NULL (none, or no memory).
+static uint8_t *copy_exif(struct jpeg_decompress_struct *info, size_t *length) {
+    for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
+            uint8_t *copy = malloc(marker->data_length);
+            if (copy) {
+                memcpy(copy, marker->data, marker->data_length);
+                *length = marker->data_length;
+            }
+            return copy;
+        }
+    }
+    return NULL;
+}
+
 int vt_jpeg_read_size(const uint8_t *data, size_t length, uint32_t *width, uint32_t *height, char message[200]) {
     struct jpeg_decompress_struct info;
     error_manager errors;
     memset(&info, 0, sizeof info);
-    info.err = jpeg_std_error(&errors.base);
-    errors.base.error_exit = on_error;
-    errors.base.emit_message = on_message;
-    errors.base.output_message = on_output_message;
-    errors.message = message;
+    info.err = install_errors(&errors, message);
     if (setjmp(errors.escape)) {
         jpeg_destroy_decompress(&info);
         return VT_JPEG_CORRUPT;
@@ -58,11 +79,7 @@ int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_j
     uint8_t *volatile exif = NULL;
     memset(&info, 0, sizeof info);
     memset(out, 0, sizeof *out);
-    info.err = jpeg_std_error(&errors.base);
-    errors.base.error_exit = on_error;
-    errors.base.emit_message = on_message;
-    errors.base.output_message = on_output_message;
-    errors.message = out->message;
+    info.err = install_errors(&errors, out->message);
     if (setjmp(errors.escape)) {
         free(pixels);
         free(exif);
@@ -78,15 +95,7 @@ int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_j
         jpeg_destroy_decompress(&info);
         return VT_JPEG_TOO_LARGE;
     }
-    for (jpeg_saved_marker_ptr marker = info.marker_list; marker; marker = marker->next) {
-        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
-            exif = malloc(marker->data_length);
-            if (!exif) break;
-            memcpy(exif, marker->data, marker->data_length);
-            out->exif_length = marker->data_length;
-            break;
-        }
-    }
+    exif = copy_exif(&info, &out->exif_length);
     info.out_color_space = JCS_RGB;
     jpeg_start_decompress(&info);
     const size_t row_bytes = (size_t)info.output_width * 3;
@@ -144,11 +153,7 @@ int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_p
     if (!owner) return VT_JPEG_NO_MEMORY;
     out->owner = owner;
     struct jpeg_decompress_struct *info = &owner->info;
-    info->err = jpeg_std_error(&owner->errors.base);
-    owner->errors.base.error_exit = on_error;
-    owner->errors.base.emit_message = on_message;
-    owner->errors.base.output_message = on_output_message;
-    owner->errors.message = out->message;
+    info->err = install_errors(&owner->errors, out->message);
     if (setjmp(owner->errors.escape)) {
         vt_jpeg_free_coefficients(out);
         return VT_JPEG_CORRUPT;
@@ -166,15 +171,7 @@ int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_p
         vt_jpeg_free_coefficients(out);
         return VT_JPEG_UNSUPPORTED;
     }
-    for (jpeg_saved_marker_ptr marker = info->marker_list; marker; marker = marker->next) {
-        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, "Exif\0\0", 6) == 0) {
-            out->exif = malloc(marker->data_length);
-            if (!out->exif) break;
-            memcpy(out->exif, marker->data, marker->data_length);
-            out->exif_length = marker->data_length;
-            break;
-        }
-    }
+    out->exif = copy_exif(info, &out->exif_length);
     out->width = info->image_width;
     out->height = info->image_height;
     out->component_count = info->num_components;
