@@ -1,11 +1,12 @@
-#if VISION_TASKS_FMA && arch(x86_64)
+#if arch(x86_64)
 import _Builtin_intrinsics.intel
 #endif
 
-// The conversions of the quantized kernels' epilogues and loads, one instruction each in a tuned x86-64 build. The
-// standard library's generic SIMD conversions (`SIMD8<Float>(intVector)`, `SIMD8<Int32>(floatVector)`,
-// `truncatingIfNeeded:`) go lane by lane with range checks; in the requantizing epilogue they cost more than the
-// multiply-adds of a 1 × 1 convolution (mobilenet 0.25: 64 × 64 × 8 → 16 took 1.4 ms). Elsewhere: plain lane loops.
+// The conversions of the quantized kernels' epilogues and loads, one instruction each in a tuned x86-64 build, two
+// SSE2 instructions (one per half) in a portable x86-64 build. The standard library's generic SIMD conversions
+// (`SIMD8<Float>(intVector)`, `SIMD8<Int32>(floatVector)`, `truncatingIfNeeded:`) go lane by lane with range checks;
+// in the requantizing epilogue they cost more than the multiply-adds of a 1 × 1 convolution (mobilenet 0.25:
+// 64 × 64 × 8 → 16 took 1.4 ms). Elsewhere: plain lane loops.
 
 extension SIMD8 where Scalar == Int32 {
     /// The lanes as floats (rounded to nearest even past 2²⁴): `vcvtdq2ps`.
@@ -13,6 +14,9 @@ extension SIMD8 where Scalar == Int32 {
     public var floats: SIMD8<Float> {
         #if VISION_TASKS_FMA && arch(x86_64)
         return _mm256_cvtepi32_ps(unsafeBitCast(self, to: __m256i.self))
+        #elseif arch(x86_64)
+        return SIMD8<Float>(lowHalf: _mm_cvtepi32_ps(unsafeBitCast(lowHalf, to: __m128i.self)),
+                     highHalf: _mm_cvtepi32_ps(unsafeBitCast(highHalf, to: __m128i.self)))
         #else
         var result = SIMD8<Float>()
         for lane in 0..<8 { result[lane] = Float(self[lane]) }
@@ -26,6 +30,13 @@ extension SIMD8 where Scalar == Int32 {
         #if VISION_TASKS_FMA && arch(x86_64)
         let bytes = _mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i.self))
         self = unsafeBitCast(signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes), to: SIMD8<Int32>.self)
+        #elseif arch(x86_64)
+        // SSE2 has no pmovzx/pmovsx: interleave with zeros twice, then move the sign in with shifts when signed.
+        let zero = _mm_setzero_si128()
+        let words = _mm_unpacklo_epi8(_mm_loadl_epi64(pointer.assumingMemoryBound(to: __m128i.self)), zero)
+        let widened = SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi16(words, zero), to: SIMD4<Int32>.self),
+                            highHalf: unsafeBitCast(_mm_unpackhi_epi16(words, zero), to: SIMD4<Int32>.self))
+        self = signed ? (widened &<< 24) &>> 24 : widened
         #else
         self.init()
         for lane in 0..<8 {
@@ -41,6 +52,9 @@ extension SIMD8 where Scalar == Float {
     public var roundedToInt32: SIMD8<Int32> {
         #if VISION_TASKS_FMA && arch(x86_64)
         return unsafeBitCast(_mm256_cvtps_epi32(self), to: SIMD8<Int32>.self)
+        #elseif arch(x86_64)
+        return SIMD8<Int32>(lowHalf: unsafeBitCast(_mm_cvtps_epi32(lowHalf), to: SIMD4<Int32>.self),
+                     highHalf: unsafeBitCast(_mm_cvtps_epi32(highHalf), to: SIMD4<Int32>.self))
         #else
         var result = SIMD8<Int32>()
         // Out-of-range lanes as x86 converts them (0x80000000), not a trap.
@@ -64,6 +78,10 @@ public func narrowToBytes(_ low: SIMD8<Int32>, _ high: SIMD8<Int32>, signed: Boo
     let ordered = unsafeBitCast(_mm256_permutevar8x32_epi32(packed, unsafeBitCast(SIMD8<Int32>(0, 1, 4, 5, 2, 3, 6, 7), to: __m256i.self)),
                                 to: SIMD16<Int16>.self)
     let first = unsafeBitCast(ordered.lowHalf, to: __m128i.self), second = unsafeBitCast(ordered.highHalf, to: __m128i.self)
+    return unsafeBitCast(signed ? _mm_packs_epi16(first, second) : _mm_packus_epi16(first, second), to: SIMD16<UInt8>.self)
+    #elseif arch(x86_64)
+    let first = _mm_packs_epi32(unsafeBitCast(low.lowHalf, to: __m128i.self), unsafeBitCast(low.highHalf, to: __m128i.self))
+    let second = _mm_packs_epi32(unsafeBitCast(high.lowHalf, to: __m128i.self), unsafeBitCast(high.highHalf, to: __m128i.self))
     return unsafeBitCast(signed ? _mm_packs_epi16(first, second) : _mm_packus_epi16(first, second), to: SIMD16<UInt8>.self)
     #else
     var result = SIMD16<UInt8>()
