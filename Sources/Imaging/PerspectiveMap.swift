@@ -110,10 +110,4 @@ struct PerspectiveMap {
         let fy = max(Double(Int32.min), min(Double(Int32.max), (origin.y + columnStep.y * x1) * weight))
         return (Int(fx.rounded(.toNearestOrEven)), Int(fy.rounded(.toNearestOrEven)))
     }
-
-    /// The source position of tensor pixel (u, v) in 1/32 pixels.
-    @inline(__always)
-    func fixedPointSource(u: Int, v: Int) -> (x: Int, y: Int) {
-        fixedPointSource(column: u % blockWidth, blockOrigin(u: u, v: v))
-    }
 }
