@@ -3,7 +3,8 @@ import VisionTasksModelFormat
 /// The storage of a quantized activation: uint8 (TFLite's first scheme, asymmetric per tensor — every model we ship)
 /// or int8 (today's converters: symmetric per-channel weights, asymmetric activations). The kernels' typed bodies are
 /// generic over it and called with a concrete type, so they are specialized.
-protocol QuantizedElement: FixedWidthInteger, SIMDScalar, Sendable {}
+/// (Codable only because SIMDScalar's vectors are: without it the compiler warns at every same-type constraint.)
+protocol QuantizedElement: FixedWidthInteger, SIMDScalar, Sendable, Codable {}
 
 extension UInt8: QuantizedElement {}
 extension Int8: QuantizedElement {}

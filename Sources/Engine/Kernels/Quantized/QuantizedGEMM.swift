@@ -180,8 +180,11 @@ struct RequantizedStore<Output: QuantizedElement> {
         return clamped.roundedToInt32 &+ zeroPoint
     }
 
-    @inline(__always) func store(_ v0: SIMD8<Int32>, _ v1: SIMD8<Int32>, _ s0: SIMD8<Float>, _ s1: SIMD8<Float>,
-                                 _ c: UnsafeMutablePointer<Output>, _ width: Int) {
+    // The stores are transparent rather than @inline(__always): the optimizer kept the 16-lane one out of line in
+    // the GEMM tiles (each call re-assembling the accumulators from xmm halves and reloading the bounds from
+    // memory), 8.5 % of SSD's samples at one thread; inlined, SSD runs ~7 % faster, byte-identical.
+    @_transparent func store(_ v0: SIMD8<Int32>, _ v1: SIMD8<Int32>, _ s0: SIMD8<Float>, _ s1: SIMD8<Float>,
+                             _ c: UnsafeMutablePointer<Output>, _ width: Int) {
         let bytes = narrowToBytes(self(v0, s0), self(v1, s1), signed: Output.isSigned)
         if width == 16 {
             UnsafeMutableRawPointer(c).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
@@ -192,14 +195,14 @@ struct RequantizedStore<Output: QuantizedElement> {
     }
 
     /// Eight lanes (a depthwise step).
-    @inline(__always) func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>) {
+    @_transparent func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>) {
         let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
         UnsafeMutableRawPointer(c).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
     }
 
     /// The first `width` (≤ 8) of eight lanes: whole when 8, lane by lane otherwise (the bytes after belong to the
     /// next row, which another thread may be writing).
-    @inline(__always) func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>, width: Int) {
+    @_transparent func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>, width: Int) {
         guard width < 8 else { return store(v, scale, c) }
         let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
         let out = UnsafeMutableRawPointer(c).assumingMemoryBound(to: UInt8.self)
