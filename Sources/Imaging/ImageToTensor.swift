@@ -126,9 +126,9 @@ public enum ImageToTensor {
                 let rows = (height * part / threads)..<(height * (part + 1) / threads)
                 // One specialized loop per pixel layout: the format is decided here, not per neighbour.
                 switch reader.format {
-                case .rgb8: sampleRows(PackedSource(reader, bytesPerPixel: 3, red: 0, blue: 2), map, rows, width, iw, ih, replicate, sink)
-                case .rgba8: sampleRows(PackedSource(reader, bytesPerPixel: 4, red: 0, blue: 2), map, rows, width, iw, ih, replicate, sink)
-                case .bgra8: sampleRows(PackedSource(reader, bytesPerPixel: 4, red: 2, blue: 0), map, rows, width, iw, ih, replicate, sink)
+                case .rgb8: sampleRows(PackedSource(reader, bytesPerPixel: 3, swapsRedAndBlue: false, width: iw), map, rows, width, iw, ih, replicate, sink)
+                case .rgba8: sampleRows(PackedSource(reader, bytesPerPixel: 4, swapsRedAndBlue: false, width: iw), map, rows, width, iw, ih, replicate, sink)
+                case .bgra8: sampleRows(PackedSource(reader, bytesPerPixel: 4, swapsRedAndBlue: true, width: iw), map, rows, width, iw, ih, replicate, sink)
                 case .gray8, .nv12, .i420: sampleRows(ConvertingSource(reader: reader), map, rows, width, iw, ih, replicate, sink)
                 }
             }
@@ -136,53 +136,67 @@ public enum ImageToTensor {
         return transform
     }
 
-    /// Output rows `rows` of the warp. Per OpenCV block of columns the row's base coordinate is computed once; a
-    /// pixel whose four neighbours all lie inside the image reads them without border checks.
+    /// Output rows `rows` of the warp. Per row the source coordinates come first, for the whole row at once
+    /// (``PerspectiveMap/fixedPointRow(_:x:y:)``, vectorized); then per pixel, one whose four neighbours lie inside
+    /// the image reads them without checks, a border pixel goes through ``borderPixel``.
     @inline(__always)
     private static func sampleRows<Source: RGBSource, Sink: TensorSink>(
         _ source: Source, _ map: PerspectiveMap, _ rows: Range<Int>, _ width: Int, _ iw: Int, _ ih: Int,
         _ replicate: Bool, _ sink: Sink
     ) {
         let fractionMask = (1 << interBits) - 1
-        let half = SIMD3(repeating: Int32(1 << (coefficientBits - 1)))
+        let coordinates = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * width)
+        defer { coordinates.deallocate() }
         weights.withUnsafeBufferPointer { weights in
+            let table = weights.baseAddress!
             for v in rows {
-                var blockStart = 0
-                while blockStart < width {
-                    let origin = map.blockOrigin(u: blockStart, v: v)
-                    for u in blockStart..<min(blockStart + map.blockWidth, width) {
-                        let (X, Y) = map.fixedPointSource(column: u - blockStart, origin)
-                        // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
-                        let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
-                        let w = weights[(Y & fractionMask) << interBits + (X & fractionMask)]
-                        let index = (v * width + u) * 3
-                        let sum: SIMD3<Int32>
-                        if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1 {
-                            sum = source.rgb(x0, y0) &* w.x &+ source.rgb(x0 + 1, y0) &* w.y
-                                &+ source.rgb(x0, y0 + 1) &* w.z &+ source.rgb(x0 + 1, y0 + 1) &* w.w
-                        } else {
-                            if !replicate, x0 >= iw || x0 + 1 < 0 || y0 >= ih || y0 + 1 < 0 {
-                                sink.store(index, .zero)
-                                continue
-                            }
-                            sum = neighbour(source, x0, y0, iw, ih, replicate) &* w.x
-                                &+ neighbour(source, x0 + 1, y0, iw, ih, replicate) &* w.y
-                                &+ neighbour(source, x0, y0 + 1, iw, ih, replicate) &* w.z
-                                &+ neighbour(source, x0 + 1, y0 + 1, iw, ih, replicate) &* w.w
-                        }
-                        let rounded = (sum &+ half) &>> Int32(coefficientBits)
-                        sink.store(index, rounded.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 255)))
+                map.fixedPointRow(v, x: coordinates, y: coordinates + width)
+                for u in 0..<width {
+                    let X = Int(coordinates[u]), Y = Int(coordinates[width + u])
+                    // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
+                    let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
+                    let w = table[(Y & fractionMask) << interBits + (X & fractionMask)]
+                    let index = (v * width + u) * 3
+                    if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1, source.canReadWide(x0 + 1, y0 + 1, iw, ih) {
+                        let sum = source.wide(x0, y0) &* w.x &+ source.wide(x0 + 1, y0) &* w.y
+                            &+ source.wide(x0, y0 + 1) &* w.z &+ source.wide(x0 + 1, y0 + 1) &* w.w
+                        sink.store(index, source.ordered(rounded(sum)))
+                    } else {
+                        borderPixel(source, x0, y0, w, iw, ih, replicate, sink, index)
                     }
-                    blockStart += map.blockWidth
                 }
             }
         }
     }
 
+    /// The 15-bit fixed-point sum rounded to 8 bits, as OpenCV's FixedPtCast, and saturated.
+    @inline(__always)
+    private static func rounded(_ sum: SIMD4<Int32>) -> SIMD4<Int32> {
+        ((sum &+ SIMD4(repeating: Int32(1 << (coefficientBits - 1)))) &>> Int32(coefficientBits))
+            .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+    }
+
+    /// A pixel with a neighbour outside the image (or the one whose wide read would pass the buffer's end).
+    @inline(never)
+    private static func borderPixel<Source: RGBSource, Sink: TensorSink>(
+        _ source: Source, _ x0: Int, _ y0: Int, _ w: SIMD4<Int32>, _ iw: Int, _ ih: Int, _ replicate: Bool,
+        _ sink: Sink, _ index: Int
+    ) {
+        if !replicate, x0 >= iw || x0 + 1 < 0 || y0 >= ih || y0 + 1 < 0 {
+            sink.store(index, .zero)
+            return
+        }
+        let sum = neighbour(source, x0, y0, iw, ih, replicate) &* w.x
+            &+ neighbour(source, x0 + 1, y0, iw, ih, replicate) &* w.y
+            &+ neighbour(source, x0, y0 + 1, iw, ih, replicate) &* w.z
+            &+ neighbour(source, x0 + 1, y0 + 1, iw, ih, replicate) &* w.w
+        sink.store(index, rounded(sum))
+    }
+
     /// One bilinear neighbour: clamped to the image with a replicated border, zero outside it otherwise.
     @inline(__always)
     private static func neighbour<Source: RGBSource>(_ source: Source, _ x: Int, _ y: Int, _ width: Int, _ height: Int,
-                                                     _ replicate: Bool) -> SIMD3<Int32> {
+                                                     _ replicate: Bool) -> SIMD4<Int32> {
         if replicate {
             return source.rgb(min(max(x, 0), width - 1), min(max(y, 0), height - 1))
         }
@@ -222,7 +236,14 @@ public enum ImageToTensor {
 
 /// A pixel layout's RGB, read in place.
 protocol RGBSource {
-    func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32>
+    /// Red, green, blue and 0.
+    func rgb(_ x: Int, _ y: Int) -> SIMD4<Int32>
+    /// The pixel's values as ``wide(_:_:)`` gives them may be read at (x, y) of a `width` × `height` image.
+    func canReadWide(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Bool
+    /// The pixel in storage order, lane 3 whatever follows (one 4-byte load where the layout allows); the weighted
+    /// sum of such reads goes through ``ordered(_:)``, which puts red, green and blue in lanes 0–2.
+    func wide(_ x: Int, _ y: Int) -> SIMD4<Int32>
+    func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32>
 }
 
 /// RGB, RGBA or BGRA bytes: one row stride, the channels at fixed offsets.
@@ -230,20 +251,35 @@ struct PackedSource: RGBSource {
     let base: UnsafePointer<UInt8>
     let stride: Int
     let bytesPerPixel: Int
-    let red: Int
-    let blue: Int
+    let swapsRedAndBlue: Bool
+    /// Bytes the planes hold after the start of the last row (a 4-byte read must end within them).
+    let lastRowBytes: Int
 
-    init(_ reader: PixelReader, bytesPerPixel: Int, red: Int, blue: Int) {
+    init(_ reader: PixelReader, bytesPerPixel: Int, swapsRedAndBlue: Bool, width: Int) {
         base = reader.planes.0
         stride = reader.strides.0
         self.bytesPerPixel = bytesPerPixel
-        self.red = red
-        self.blue = blue
+        self.swapsRedAndBlue = swapsRedAndBlue
+        lastRowBytes = width * bytesPerPixel
     }
 
-    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32> {
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD4<Int32> {
         let p = base + y * stride + x * bytesPerPixel
-        return SIMD3(Int32(p[red]), Int32(p[1]), Int32(p[blue]))
+        return SIMD4(Int32(p[swapsRedAndBlue ? 2 : 0]), Int32(p[1]), Int32(p[swapsRedAndBlue ? 0 : 2]), 0)
+    }
+
+    /// A 4-byte read of an RGB pixel takes one byte past it: the next pixel's, the next row's, or — for the very
+    /// last pixel of the image alone — past the planes.
+    @inline(__always) func canReadWide(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Bool {
+        bytesPerPixel == 4 || y < height - 1 || x * 3 + 4 <= lastRowBytes
+    }
+
+    @inline(__always) func wide(_ x: Int, _ y: Int) -> SIMD4<Int32> {
+        SIMD4<Int32>(truncatingIfNeeded: UnsafeRawPointer(base + y * stride + x * bytesPerPixel).loadUnaligned(as: SIMD4<UInt8>.self))
+    }
+
+    @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> {
+        swapsRedAndBlue ? SIMD4(pixel.z, pixel.y, pixel.x, 0) : pixel
     }
 }
 
@@ -251,13 +287,20 @@ struct PackedSource: RGBSource {
 struct ConvertingSource: RGBSource {
     let reader: PixelReader
 
-    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD3<Int32> { SIMD3<Int32>(truncatingIfNeeded: reader.rgb(x, y)) }
+    @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD4<Int32> {
+        let rgb = reader.rgb(x, y)
+        return SIMD4(Int32(rgb.x), Int32(rgb.y), Int32(rgb.z), 0)
+    }
+
+    @inline(__always) func canReadWide(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Bool { true }
+    @inline(__always) func wide(_ x: Int, _ y: Int) -> SIMD4<Int32> { rgb(x, y) }
+    @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> { pixel }
 }
 
 /// Where sampled 8-bit RGB goes: a float tensor (scaled to its range) or a byte tensor. Pointers to disjoint
 /// pixels of one output, so threads may store through copies of a sink at once.
 protocol TensorSink: Sendable {
-    func store(_ index: Int, _ rgb: SIMD3<Int32>)
+    func store(_ index: Int, _ rgb: SIMD4<Int32>)
 }
 
 struct FloatSink: TensorSink, @unchecked Sendable {
@@ -265,17 +308,18 @@ struct FloatSink: TensorSink, @unchecked Sendable {
     let scale: Float
     let offset: Float
 
-    @inline(__always) func store(_ index: Int, _ rgb: SIMD3<Int32>) {
-        base[index] = Float(rgb.x) * scale + offset
-        base[index + 1] = Float(rgb.y) * scale + offset
-        base[index + 2] = Float(rgb.z) * scale + offset
+    @inline(__always) func store(_ index: Int, _ rgb: SIMD4<Int32>) {
+        let values = SIMD4<Float>(rgb) * scale + offset
+        base[index] = values.x
+        base[index + 1] = values.y
+        base[index + 2] = values.z
     }
 }
 
 struct ByteSink: TensorSink, @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
 
-    @inline(__always) func store(_ index: Int, _ rgb: SIMD3<Int32>) {
+    @inline(__always) func store(_ index: Int, _ rgb: SIMD4<Int32>) {
         base[index] = UInt8(truncatingIfNeeded: rgb.x)
         base[index + 1] = UInt8(truncatingIfNeeded: rgb.y)
         base[index + 2] = UInt8(truncatingIfNeeded: rgb.z)

@@ -12,6 +12,8 @@ struct PerspectiveMap {
     let m: [Double]
     /// Width of the column blocks OpenCV's warp walks (its BLOCK_SZ = 32 logic).
     let blockWidth: Int
+    /// Tensor width.
+    let width: Int
     /// What one tensor column adds to the homogeneous source position: m's first column.
     private let columnStep: (x: Double, y: Double, w: Double)
 
@@ -29,6 +31,7 @@ struct PerspectiveMap {
         let dst: [(Float, Float)] = [(0, fh), (0, 0), (fw, 0), (fw, fh)]
         guard let forward = Self.perspectiveTransform(src, dst), let inverse = Self.invert(forward) else { return nil }
         m = inverse
+        self.width = width
         columnStep = (inverse[0], inverse[3], inverse[6])
         let blockHeight = min(16, height)
         blockWidth = min(1024 / blockHeight, width)
@@ -99,15 +102,36 @@ struct PerspectiveMap {
         return (m[0] * x0 + m[1] * y + m[2], m[3] * x0 + m[4] * y + m[5], m[6] * x0 + m[7] * y + m[8])
     }
 
-    /// The source position, in 1/32 pixels, of the tensor pixel `column` columns into the block at `origin`, as
-    /// warpPerspective's loop computes it.
-    @inline(__always)
-    func fixedPointSource(column: Int, _ origin: (x: Double, y: Double, w: Double)) -> (x: Int, y: Int) {
-        let x1 = Double(column)
-        var weight = origin.w + columnStep.w * x1
-        weight = weight != 0 ? Double(1 << ImageToTensor.interBits) / weight : 0
-        let fx = max(Double(Int32.min), min(Double(Int32.max), (origin.x + columnStep.x * x1) * weight))
-        let fy = max(Double(Int32.min), min(Double(Int32.max), (origin.y + columnStep.y * x1) * weight))
-        return (Int(fx.rounded(.toNearestOrEven)), Int(fy.rounded(.toNearestOrEven)))
+    /// Row `v`'s source positions in 1/32 pixels, as warpPerspective's loop computes them, into `x` and `y`
+    /// (`width` each): per block the origin plus the column step, times 32 / w, saturated to Int32, rounded half to
+    /// even. A loop the compiler vectorizes — the division, the clamp and the rounding four columns at a time, the
+    /// rounding by the 1.5 × 2⁵² shift (exact in the clamped range under the default rounding mode), which unlike
+    /// `Int32(_:)` has no trap to keep it scalar.
+    func fixedPointRow(_ v: Int, x: UnsafeMutablePointer<Int32>, y: UnsafeMutablePointer<Int32>) {
+        var blockStart = 0
+        while blockStart < width {
+            let origin = blockOrigin(u: blockStart, v: v)
+            let count = min(blockWidth, width - blockStart)
+            let bx = x + blockStart, by = y + blockStart
+            for i in 0..<count {
+                let x1 = Double(i)
+                let weight = Self.weight(origin.w + columnStep.w * x1)
+                bx[i] = Self.fixed32((origin.x + columnStep.x * x1) * weight)
+                by[i] = Self.fixed32((origin.y + columnStep.y * x1) * weight)
+            }
+            blockStart += count
+        }
+    }
+
+    /// A scaled coordinate saturated to Int32 and rounded half to even, without a conversion instruction: the
+    /// clamped value plus 1.5 × 2⁵² holds it rounded in its low mantissa bits.
+    @inline(__always) private static func fixed32(_ value: Double) -> Int32 {
+        let shifted = max(Double(Int32.min), min(Double(Int32.max), value)) + 6_755_399_441_055_744
+        return Int32(truncatingIfNeeded: Int64(bitPattern: shifted.bitPattern))
+    }
+
+    /// warpPerspective's 32 / w (0 where w is 0).
+    @inline(__always) private static func weight(_ w: Double) -> Double {
+        w != 0 ? Double(1 << ImageToTensor.interBits) / w : 0
     }
 }

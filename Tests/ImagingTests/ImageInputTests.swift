@@ -45,6 +45,39 @@ final class ImageInputTests: XCTestCase {
         XCTAssertEqual(image.rgbPixels(), [3, 2, 1, 6, 5, 4, 9, 8, 7, 12, 11, 10])
     }
 
+    /// RGB, RGBA and BGRA copies of one photo (the last two with padded rows) sample to the same tensor, rotated or
+    /// not, with replicated or zero borders: the 4-byte neighbour reads, the red/blue swap and the guard on the last
+    /// pixel of a tightly packed RGB buffer (whose 4-byte read would pass the end) change nothing.
+    func testPixelLayoutsSampleAlike() throws {
+        let photo = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/pose1.jpg").path)
+        let w = photo.width, h = photo.height, rgb = photo.rgbPixels()
+        var rgba = [UInt8](repeating: 7, count: h * (w * 4 + 8)), bgra = rgba
+        for y in 0..<h {
+            for x in 0..<w {
+                let s = (y * w + x) * 3, d = y * (w * 4 + 8) + x * 4
+                rgba[d] = rgb[s]; rgba[d + 1] = rgb[s + 1]; rgba[d + 2] = rgb[s + 2]; rgba[d + 3] = 200
+                bgra[d] = rgb[s + 2]; bgra[d + 1] = rgb[s + 1]; bgra[d + 2] = rgb[s]; bgra[d + 3] = 200
+            }
+        }
+        let images = [try MPImage(pixels: rgb, width: w, height: h, format: .rgb8),
+                      try MPImage(pixels: rgba, width: w, height: h, format: .rgba8, rowStride: w * 4 + 8),
+                      try MPImage(pixels: bgra, width: w, height: h, format: .bgra8, rowStride: w * 4 + 8)]
+        let regions = [RegionOfInterest(centerX: Double(w) / 2, centerY: Double(h) / 2, width: Double(w), height: Double(h)),
+                       // One tensor pixel per image pixel: the bottom-right neighbours are the buffer's last pixel.
+                       RegionOfInterest(centerX: Double(w) / 2 - 0.5, centerY: Double(h) / 2 - 0.5, width: Double(w), height: Double(h)),
+                       RegionOfInterest(centerX: 120, centerY: 90, width: 150, height: 120, rotationDegrees: 33),
+                       RegionOfInterest(centerX: Double(w) - 10, centerY: Double(h) - 10, width: 80, height: 60, rotationDegrees: -100)]
+        for region in regions {
+            for border in [ImageToTensorOptions.Border.zero, .replicate] {
+                let options = ImageToTensorOptions(width: region.rotationDegrees == 0 ? w : 96, height: region.rotationDegrees == 0 ? h : 80,
+                                                   keepAspectRatio: false, border: border)
+                let tensors = try images.map { try ImageToTensor.bytes(from: $0, region: region, options: options).values }
+                XCTAssertEqual(tensors[1], tensors[0], "RGBA vs RGB, \(region) \(border)")
+                XCTAssertEqual(tensors[2], tensors[0], "BGRA vs RGB, \(region) \(border)")
+            }
+        }
+    }
+
     func testEXIFOrientationIsReadNotApplied() throws {
         // A JPEG whose APP1 says orientation 6: the pixels must stay as stored.
         let original = try shared("pose1.jpg")
