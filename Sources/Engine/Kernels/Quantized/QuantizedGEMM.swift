@@ -194,6 +194,14 @@ struct RequantizedStore<Output: QuantizedElement> {
         }
     }
 
+    /// Sixteen channels from paired accumulators (``TapPairs``: `low` holds channels 0–3 and 8–11, `high` 4–7 and
+    /// 12–15, and their scales likewise), stored in channel order.
+    @_transparent func storePaired(_ low: SIMD8<Int32>, _ high: SIMD8<Int32>, _ lowScale: SIMD8<Float>, _ highScale: SIMD8<Float>,
+                                   _ c: UnsafeMutablePointer<Output>) {
+        let bytes = narrowPairedToBytes(self(low, lowScale), self(high, highScale), signed: Output.isSigned)
+        UnsafeMutableRawPointer(c).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+    }
+
     /// Eight lanes (a depthwise step).
     @_transparent func store(_ v: SIMD8<Int32>, _ scale: SIMD8<Float>, _ c: UnsafeMutablePointer<Output>) {
         let bytes = narrowToBytes(self(v, scale), .zero, signed: Output.isSigned)
