@@ -273,33 +273,41 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     private func pairedPixels<Element: QuantizedElement, Taps: FilterTaps>(
         _ count: Int, _ origin: UnsafePointer<Element>, _ rowStep: Int, _ out: UnsafeMutablePointer<Element>, _: Taps.Type) {
         let store = RequantizedStore<Element>(requantization)
-        let columnStep = x.stride * channels, taps = Taps.size * Taps.size, pairs = (taps + 1) / 2
-        @inline(__always) func inputs(_ p: UnsafePointer<Element>, _ tap: Int) -> SIMD16<Int16> {
-            tap < taps ? SIMD16<Int16>(widening: p + (tap / Taps.size) * rowStep + (tap % Taps.size) * channels, signed: Element.isSigned) : .zero
-        }
-        pairedWeights.withUnsafeBufferPointer { weights in
-            pairedBias.withUnsafeBufferPointer { bias in
-                pairedScales.withUnsafeBufferPointer { scales in
-                    pairedGroups.withUnsafeBufferPointer { groups in
-                        // Group by group along the row: one group's weights stay in L1 (or registers) for all pixels.
-                        for group in groups.indices {
-                            let c = groups[group]
-                            let groupBias = UnsafeRawPointer(bias.baseAddress! + group * 16), groupScales = UnsafeRawPointer(scales.baseAddress! + group * 16)
-                            let groupWeights = UnsafeRawPointer(weights.baseAddress! + group * pairs * 32)
-                            let lowScale = groupScales.loadUnaligned(as: SIMD8<Float>.self)
-                            let highScale = groupScales.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                            var pixel = origin + c, target = out + c
-                            for _ in 0..<count {
-                                var low = groupBias.loadUnaligned(as: SIMD8<Int32>.self)
-                                var high = groupBias.loadUnaligned(fromByteOffset: 32, as: SIMD8<Int32>.self)
-                                for pair in 0..<pairs {
-                                    let (pairedLow, pairedHigh) = TapPairs.interleave(inputs(pixel, 2 * pair), inputs(pixel, 2 * pair + 1))
-                                    low.accumulatePairs(pairedLow, groupWeights.loadUnaligned(fromByteOffset: pair * 64, as: SIMD16<Int16>.self))
-                                    high.accumulatePairs(pairedHigh, groupWeights.loadUnaligned(fromByteOffset: pair * 64 + 32, as: SIMD16<Int16>.self))
+        let columnStep = x.stride * channels, taps = Taps.size * Taps.size, pairs = (taps + 1) / 2, fullPairs = taps / 2
+        @inline(__always) func widen(_ p: UnsafePointer<Element>) -> SIMD16<Int16> { SIMD16<Int16>(widening: p, signed: Element.isSigned) }
+        // Each tap's offset from the window's first input, computed once: a 5 × 5 filter's 13 pairs do not unroll,
+        // and dividing the tap index by 5 in the loop cost as much as the multiply-adds.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: taps) { offsets in
+            for tap in 0..<taps { offsets[tap] = (tap / Taps.size) * rowStep + (tap % Taps.size) * channels }
+            pairedWeights.withUnsafeBufferPointer { weights in
+                pairedBias.withUnsafeBufferPointer { bias in
+                    pairedScales.withUnsafeBufferPointer { scales in
+                        pairedGroups.withUnsafeBufferPointer { groups in
+                            // Group by group along the row: one group's weights stay in L1 for all pixels.
+                            for group in groups.indices {
+                                let c = groups[group]
+                                let groupBias = UnsafeRawPointer(bias.baseAddress! + group * 16)
+                                let groupScales = UnsafeRawPointer(scales.baseAddress! + group * 16)
+                                let groupWeights = UnsafeRawPointer(weights.baseAddress! + group * pairs * 32)
+                                let lowScale = groupScales.loadUnaligned(as: SIMD8<Float>.self)
+                                let highScale = groupScales.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                                var pixel = origin + c, target = out + c
+                                for _ in 0..<count {
+                                    var low = groupBias.loadUnaligned(as: SIMD8<Int32>.self)
+                                    var high = groupBias.loadUnaligned(fromByteOffset: 32, as: SIMD8<Int32>.self)
+                                    @inline(__always) func accumulate(_ pair: Int, _ first: SIMD16<Int16>, _ second: SIMD16<Int16>) {
+                                        let (pairedLow, pairedHigh) = TapPairs.interleave(first, second)
+                                        low.accumulatePairs(pairedLow, groupWeights.loadUnaligned(fromByteOffset: pair * 64, as: SIMD16<Int16>.self))
+                                        high.accumulatePairs(pairedHigh, groupWeights.loadUnaligned(fromByteOffset: pair * 64 + 32, as: SIMD16<Int16>.self))
+                                    }
+                                    for pair in 0..<fullPairs {
+                                        accumulate(pair, widen(pixel + offsets[2 * pair]), widen(pixel + offsets[2 * pair + 1]))
+                                    }
+                                    if taps % 2 == 1 { accumulate(fullPairs, widen(pixel + offsets[taps - 1]), .zero) }
+                                    store.storePaired(low, high, lowScale, highScale, target)
+                                    pixel += columnStep
+                                    target += channels
                                 }
-                                store.storePaired(low, high, lowScale, highScale, target)
-                                pixel += columnStep
-                                target += channels
                             }
                         }
                     }
