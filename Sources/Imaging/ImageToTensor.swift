@@ -145,24 +145,26 @@ public enum ImageToTensor {
         _ replicate: Bool, _ sink: Sink
     ) {
         let fractionMask = (1 << interBits) - 1
-        let coordinates = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * width)
-        defer { coordinates.deallocate() }
-        weights.withUnsafeBufferPointer { weights in
-            let table = weights.baseAddress!
-            for v in rows {
-                map.fixedPointRow(v, x: coordinates, y: coordinates + width)
-                for u in 0..<width {
-                    let X = Int(coordinates[u]), Y = Int(coordinates[width + u])
-                    // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
-                    let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
-                    let w = table[(Y & fractionMask) << interBits + (X & fractionMask)]
-                    let index = (v * width + u) * 3
-                    if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1, source.canReadWide(x0 + 1, y0 + 1, iw, ih) {
-                        let sum = source.wide(x0, y0) &* w.x &+ source.wide(x0 + 1, y0) &* w.y
-                            &+ source.wide(x0, y0 + 1) &* w.z &+ source.wide(x0 + 1, y0 + 1) &* w.w
-                        sink.store(index, source.ordered(rounded(sum)))
-                    } else {
-                        borderPixel(source, x0, y0, w, iw, ih, replicate, sink, index)
+        // The row's x then y coordinates, on the stack where they fit (no allocation per frame).
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * width) { buffer in
+            let coordinates = buffer.baseAddress!
+            weights.withUnsafeBufferPointer { weights in
+                let table = weights.baseAddress!
+                for v in rows {
+                    map.fixedPointRow(v, x: coordinates, y: coordinates + width)
+                    for u in 0..<width {
+                        let X = Int(coordinates[u]), Y = Int(coordinates[width + u])
+                        // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
+                        let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
+                        let w = table[(Y & fractionMask) << interBits + (X & fractionMask)]
+                        let index = (v * width + u) * 3
+                        if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1, source.canReadWide(x0 + 1, y0 + 1, iw, ih) {
+                            let sum = source.wide(x0, y0) &* w.x &+ source.wide(x0 + 1, y0) &* w.y
+                                &+ source.wide(x0, y0 + 1) &* w.z &+ source.wide(x0 + 1, y0 + 1) &* w.w
+                            sink.store(index, source.ordered(rounded(sum)))
+                        } else {
+                            borderPixel(source, x0, y0, w, iw, ih, replicate, sink, index)
+                        }
                     }
                 }
             }
