@@ -205,8 +205,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     }
 
     /// Output pixels whose whole window lies inside the input, for a square 3 × 3 or 5 × 5 filter (a type, so that
-    /// the tap loops have constant bounds and unroll): 16 channels at a time in two accumulators, the stored values
-    /// multiplied directly (the zero point's share is in ``interiorBias``), no bounds checks.
+    /// the tap loops have constant bounds and unroll): 16 channels at a time through ``pairedPixels`` (8 at a time
+    /// below 16 channels), the stored values multiplied directly (the zero point's share is in ``interiorBias``), no
+    /// bounds checks.
     private func interior<Element: QuantizedElement, Taps: FilterTaps>(
         _ oy: Int, _ columns: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
         _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
@@ -228,18 +229,6 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         var origin = origin, out = out
         for _ in 0..<count {
             var c = 0
-            while c + 16 <= channels {
-                var acc0 = load(bias + c), acc1 = load(bias + c + 8)
-                for ky in 0..<Taps.size {
-                    for kx in 0..<Taps.size {
-                        let p = origin + ky * rowStep + kx * channels + c, tap = w + (ky * Taps.size + kx) * channels + c
-                        acc0 &+= widen(p) &* load(tap)
-                        acc1 &+= widen(p + 8) &* load(tap + 8)
-                    }
-                }
-                store.store(acc0, acc1, loadScale(c), loadScale(c + 8), out + c, 16)
-                c += 16
-            }
             if c + 8 <= channels {
                 var acc = load(bias + c)
                 for ky in 0..<Taps.size {
