@@ -5,11 +5,11 @@ import XCTest
 
 /// `landmarkSmoothing = .always`: every tracked pose smoothed with filters of its own.
 final class LandmarkSmoothingTests: XCTestCase {
-    private func run(_ path: String, smoothing: LandmarkSmoothing, frames: Int) throws -> [PoseLandmarkerResult] {
+    private func run(_ path: String, smoothing: LandmarkSmoothing, frames: Int, numPoses: Int = 2) throws -> [PoseLandmarkerResult] {
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = Repository.modelPath("pose_landmarker_lite.task")
         options.runningMode = .video
-        options.numPoses = 2
+        options.numPoses = numPoses
         options.landmarkSmoothing = smoothing
         let landmarker = try PoseLandmarker(options: options)
         let video = try VideoDecoder(path: path)
@@ -70,26 +70,33 @@ final class LandmarkSmoothingTests: XCTestCase {
         print("two people, .always against .never: largest mean difference \(worst)")
     }
 
-    /// One person with numPoses 2 (MediaPipe does not smooth there): `.always` moves the result toward MediaPipe's
-    /// smoothed numPoses-1 output (`pose_video_single.json`) on every measure. It cannot reach it: with numPoses 2
-    /// the detector sets every frame's region, with 1 the last frame's landmarks do, and MediaPipe's own two
-    /// configurations differ by 20–60 mm in world landmarks before any smoothing.
-    func testAlwaysMovesSeveralPosesTowardMediaPipesSinglePoseSmoothing() throws {
+    /// One person with numPoses 2 (MediaPipe does not smooth there). `.always` follows the person by the region its
+    /// landmarks give, as MediaPipe's numPoses 1 does, and drops the detector's second find of the same person, so it
+    /// gives exactly our numPoses 1 result — whose distance from MediaPipe's (`pose_video_single.json`) the pose
+    /// reference tests hold to MediaPipe's own one-pixel spread. Issue #20's bounds: landmarks within 0.003 on the
+    /// clip mean (held here) and world landmarks within 5 mm. Measured: x 0.0006, y 0.0014, world 11.3 mm — the
+    /// numPoses 1 figure; the world bound lies inside MediaPipe's one-pixel spread of 10–12 mm (issue #13), so no
+    /// kernel that rounds differently from XNNPACK can be held to it. (Before `.always` followed tracked regions:
+    /// x 0.0013, y 0.0030, world 31.9 mm; `.never`: 0.0022, 0.0046, 36.1 mm.)
+    func testAlwaysWithSeveralPosesGivesTheSinglePoseResult() throws {
         let reference = try PoseReferenceTests.reference("pose_video_single.json")
         let clip = Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path
         func distance(_ results: [PoseLandmarkerResult]) -> PoseReferenceTests.PoseError {
             var total = PoseReferenceTests.PoseError()
             for (result, entry) in zip(results, reference.results) {
+                XCTAssertEqual(result.landmarks.count, entry.result.landmarks.count, entry.image)
                 guard let ours = result.landmarks.first, let theirs = entry.result.landmarks.first else { continue }
                 let e = PoseReferenceTests.compare(ours, result.worldLandmarks[0], theirs, entry.result.worldLandmarks[0])
                 total.x += e.x / Float(results.count); total.y += e.y / Float(results.count); total.world += e.world / Float(results.count)
             }
             return total
         }
-        let smoothed = distance(try run(clip, smoothing: .always, frames: 90)), raw = distance(try run(clip, smoothing: .never, frames: 90))
+        let always = try run(clip, smoothing: .always, frames: 90)
+        XCTAssertEqual(always, try run(clip, smoothing: .mediapipe, frames: 90, numPoses: 1), "numPoses 2 with .always is not numPoses 1")
+        let smoothed = distance(always), raw = distance(try run(clip, smoothing: .never, frames: 90))
         print("numPoses 2 against MediaPipe's numPoses 1, clip means: .always \(smoothed), .never \(raw)")
-        XCTAssertLessThan(smoothed.x, raw.x)
-        XCTAssertLessThan(smoothed.y, raw.y)
+        XCTAssertLessThanOrEqual(smoothed.x, 0.003)
+        XCTAssertLessThanOrEqual(smoothed.y, 0.003)
         XCTAssertLessThan(smoothed.world, raw.world)
     }
 }

@@ -47,7 +47,8 @@ final class FacePipeline: TaskPipeline {
         // As MediaPipe, a stage that was asked for needs its model: no silent empty results.
         blendshapes = options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil
         geometry = options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil
-        tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence)
+        tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence,
+                                association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked))
         // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
         smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numFaces) {
             LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)

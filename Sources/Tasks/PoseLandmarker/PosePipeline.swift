@@ -35,7 +35,8 @@ final class PosePipeline: TaskPipeline {
         guard outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
         }
-        tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence)
+        tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence,
+                                association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked))
         // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
         smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numPoses) {
             PoseSmoothing()

@@ -24,8 +24,18 @@ extension RegionTracker {
             }
         }
         estimates = deduplicate(estimates)
+        if association == .trackedFollowed { estimates = removingInstancesFoundTwice(estimates) }
         if tracking { track(estimates.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) }) }
         return estimates
+    }
+
+    /// `.trackedFollowed`'s check after the landmark stage: the first of any estimates whose next regions overlap.
+    private func removingInstancesFoundTwice<Estimate: TrackedEstimate>(_ estimates: [Estimate]) -> [Estimate] {
+        var kept: [Estimate] = []
+        for estimate in estimates where kept.allSatisfy({ $0.nextRect.intersectionOverUnion(estimate.nextRect) <= replacementOverlap }) {
+            kept.append(estimate)
+        }
+        return kept
     }
 }
 

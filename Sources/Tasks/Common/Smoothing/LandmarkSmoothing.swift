@@ -5,9 +5,24 @@ public enum LandmarkSmoothing: String, Sendable, Equatable, CaseIterable {
     case mediapipe
     /// Every tracked instance keeps filters of its own, following it across frames by its region; an instance lost
     /// and found again starts fresh. (MediaPipe cannot smooth several people, faces or hands.)
+    ///
+    /// Each instance is followed the way MediaPipe follows its single one: by the region its own landmarks give for
+    /// the next frame. The detector, which runs while fewer than the maximum are tracked, only adds instances not
+    /// tracked yet (``RegionTracker/Association/trackedFollowed``). MediaPipe's pose and face graphs instead let a
+    /// detection replace the tracked region it overlaps, so with several instances sought every frame's region would
+    /// come from the detector, and the landmarks entering the filters would not be the ones MediaPipe smooths (its
+    /// numPoses 2 and numPoses 1 runs of one person differ by 20–60 mm in world landmarks before any smoothing).
     case always
     /// Never smooth.
     case never
+}
+
+extension LandmarkSmoothing {
+    /// How a task that lets detections replace tracked regions (pose, face) associates them under this smoothing:
+    /// `.always` keeps every tracked instance on its own region (see ``always``).
+    func association(otherwise association: RegionTracker.Association) -> RegionTracker.Association {
+        self == .always ? .trackedFollowed : association
+    }
 }
 
 /// Filter state per tracked instance, for ``LandmarkSmoothing/always``: one `Filters` per instance seen in the last
