@@ -30,10 +30,11 @@ final class ResultOutput: @unchecked Sendable {
             linesToStandardOutput = true
         case let path?:
             try Self.checkWritable(path, option: "--jsonl")
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CLIError(description: "--jsonl: cannot write \(path)")
-            }
-            lines = handle
+            // open(2), not FileManager.createFile: Foundation's createFile writes a temporary file and renames it
+            // over the path, which replaced /dev/null itself with a regular file when run as root.
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CLIError(description: "--jsonl: cannot write \(path)") }
+            lines = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             linesToStandardOutput = false
         }
     }
@@ -63,13 +64,25 @@ final class ResultOutput: @unchecked Sendable {
     /// Writes the `--json` document, if asked for: the reference schema with every kept entry.
     func finish(header: [String: Any]) throws {
         lock.lock(); defer { lock.unlock() }
-        // A file is flushed to disk; standard output may be a pipe or a terminal, which cannot be.
-        if !linesToStandardOutput { try lines?.synchronize() }
+        // A regular file is flushed to disk; standard output, a pipe, a terminal or a device cannot be.
+        if !linesToStandardOutput, let lines, Self.isRegularFile(lines.fileDescriptor) { try lines.synchronize() }
         guard let document else { return }
         var whole = header
         whole["results"] = entries
         let data = try JSONSerialization.data(withJSONObject: whole, options: [.sortedKeys])
-        try data.write(to: URL(fileURLWithPath: document), options: .atomic)
+        if let existing = FileHandle(forWritingAtPath: document), !Self.isRegularFile(existing.fileDescriptor) {
+            // A device or a pipe (/dev/stdout, /dev/null): written in place — an atomic write renames a temporary
+            // file over the path and would replace the device itself.
+            try existing.write(contentsOf: data)
+            try existing.close()
+        } else {
+            try data.write(to: URL(fileURLWithPath: document), options: .atomic)
+        }
+    }
+
+    private static func isRegularFile(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
     private func append(_ entry: [String: Any], keep: Bool) throws {
