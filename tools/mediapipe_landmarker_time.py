@@ -8,10 +8,11 @@ MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES
 FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
   image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
                  round(i * 1000 / fps), strictly increasing across requests) and prints their milliseconds;
-  live:          for each stdin line `SECONDS`, feeds a frame every millisecond through detect_async (face: one as
-                 soon as the last result is out, see below) for that long, waits for the last result, and prints
+  live:          for each stdin line `SECONDS [SCENE_START]`, feeds frames through detect_async, each as soon as the last result
+                 is out (see below), for that long, waits for the last result, and prints
                  `submitted delivered seconds` (to the last result). Each frame shows the scene at the moment it is
-                 sent: the clip in real time, played forward and back (the bench's LiveScene).
+                 sent: the clip in real time from SCENE_START seconds on, played forward and back (the bench's
+                 LiveScene).
 numPoses / numFaces 1 and every other option at MediaPipe's defaults, as the bench runs ours."""
 import sys
 import threading
@@ -105,7 +106,9 @@ def main():
     print("ready", flush=True)
     for line in sys.stdin:
         if mode == "live":
-            seconds = float(line)
+            fields = line.split()
+            seconds = float(fields[0])
+            scene_start = float(fields[1]) if len(fields) > 1 else 0.0
             delivered[0] = 0
             done.clear()
             submitted = 0
@@ -114,24 +117,17 @@ def main():
                 timestamp += 1
                 last[0] = timestamp
                 answered.clear()
-                landmarker.detect_async(images[scene_frame(time.perf_counter() - start, len(images), fps)], timestamp)
+                landmarker.detect_async(images[scene_frame(scene_start + time.perf_counter() - start, len(images), fps)], timestamp)
                 submitted += 1
-                if task == "face":
-                    # MediaPipe 0.10.14's face landmarker hangs for good in detect_async once it has to drop frames
-                    # (google-ai-edge/mediapipe#5466; reproduced here with frames 5 ms apart): the next frame goes
-                    # in when the last result is out, which is its throughput with nothing dropped.
-                    answered.wait(timeout=1.0)
-                else:
-                    time.sleep(0.001)
-            # The last frame may have been dropped; then no result carries its timestamp. MediaPipe also queues
-            # frames instead of dropping them (gesture: half of them) and works through them after the last call,
-            # a core busy for seconds — during the bench's next turn of ours, if it were not waited for here. So:
-            # wait until no result has come for a second, and count every result up to the last.
+                # The next frame goes in when the last result is out: MediaPipe's throughput with nothing dropped.
+                # Fed a frame every millisecond, MediaPipe 0.10.14 hangs for good in detect_async once it has to
+                # drop frames (face: google-ai-edge/mediapipe#5466, reproduced here with frames 5 ms apart; hand and
+                # pose on the real-time scene: no reply in minutes), or queues them instead of dropping and works
+                # through them for seconds after the last call (gesture) — on a core the bench's next turn of ours
+                # would share.
+                answered.wait(timeout=1.0)
+            # The last frame may have been dropped; then no result carries its timestamp.
             done.wait(timeout=1.0)
-            while True:
-                answered.clear()
-                if not answered.wait(timeout=1.0):
-                    break
             print(f"{submitted} {delivered[0]} {last_delivery[0] - start:.4f}", flush=True)
             continue
         start_index, n = map(int, line.split())

@@ -67,6 +67,19 @@ extension ImageClassifier: BenchLandmarker {
     var stages: [(String, StageTimings)] { [("classifier", timings)] }
 }
 
+/// The options every task class has under MediaPipe's names (the library's option classes share no protocol).
+protocol BenchOptions: AnyObject {
+    var baseOptions: BaseOptions { get set }
+    var runningMode: RunningMode { get set }
+}
+
+extension ImageClassifierOptions: BenchOptions {}
+extension ObjectDetectorOptions: BenchOptions {}
+extension HandLandmarkerOptions: BenchOptions {}
+extension GestureRecognizerOptions: BenchOptions {}
+extension FaceLandmarkerOptions: BenchOptions {}
+extension PoseLandmarkerOptions: BenchOptions {}
+
 /// `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and `bench classify`: a landmarker end to end, per stage, in image, video or live-stream mode, with
 /// MediaPipe's own pipeline on the same frames beside it.
 enum LandmarkerBenchmark {
@@ -103,7 +116,12 @@ enum LandmarkerBenchmark {
         var image: String
         var video: String
         var mode = "image"
-        var frames = 60
+        /// Frames of the clip (video and live modes; image mode repeats the photo): 60, or 200 in live mode, where
+        /// the scene plays on through every turn (six three-second turns see 540 frames of it, played forward and
+        /// back) and the first two seconds alone would over-weigh how each clip opens — the gesture clip's first 24
+        /// frames hold no hand the landmark model accepts, and each of them costs a palm detection and a landmark
+        /// pass, an image-mode frame's work.
+        var frames: Int?
         var threads: Int?
         /// Live mode: turns of each side.
         var rounds = 2
@@ -145,10 +163,11 @@ enum LandmarkerBenchmark {
         var frames: [(MPImage, Int)] = []
         if a.mode == "image" {
             let image = try MPImage(contentsOfFile: a.image)
-            frames = (0..<a.frames).map { (image, $0 * 33) }
+            frames = (0..<(a.frames ?? 60)).map { (image, $0 * 33) }
         } else {
             let decoder = try VideoDecoder(path: a.video)
-            while frames.count < a.frames, let frame = try decoder.nextFrame() { frames.append((frame.image, frame.timestampMs)) }
+            let count = a.frames ?? (a.mode == "live" ? 200 : 60)
+            while frames.count < count, let frame = try decoder.nextFrame() { frames.append((frame.image, frame.timestampMs)) }
         }
         guard let first = frames.first?.0 else { throw BenchError("no frames") }
         let runningMode: RunningMode = a.mode == "image" ? .image : a.mode == "video" ? .video : .liveStream
@@ -182,21 +201,25 @@ enum LandmarkerBenchmark {
             var ours: [Double] = [], theirs: [Double] = [], imageRates: [Double] = [], ratios: [Double] = []
             var timestamp = 0
             let clip = LiveScene(frameCount: frames.count, firstTimestamp: frames.first!.1, lastTimestamp: frames.last!.1)
+            // The scene goes on from one live turn to the next; MediaPipe's turn sees the part ours just saw.
+            var sceneClock = 0.0
             let (imageMode, _) = try make(task, a, runningMode: .image, sink: LiveSink())
             let photo = try MPImage(contentsOfFile: a.image)
             for _ in 0..<3 { try imageMode.detectFrame(photo, timestampInMilliseconds: nil) }
             for _ in 0..<a.rounds {
+                let sceneStart = sceneClock
                 let start = DispatchTime.now().uptimeNanoseconds
                 let delivered = sink.count
                 var submitted = 0
                 while case let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, elapsed < 3 {
-                    try landmarker.detectAsync(image: frames[clip.frame(atSeconds: elapsed)].0, timestampInMilliseconds: timestamp)
+                    try landmarker.detectAsync(image: frames[clip.frame(atSeconds: sceneClock + elapsed)].0, timestampInMilliseconds: timestamp)
                     submitted += 1
                     timestamp += 1
                     usleep(1000)
                 }
                 landmarker.waitUntilIdle()
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                sceneClock += elapsed
                 let results = sink.count - delivered
                 frameCount += results
                 ours.append(Double(results) / elapsed)
@@ -211,7 +234,7 @@ enum LandmarkerBenchmark {
                 ratios.append(ours.last! / imageRates.last!)
                 print(String(format: "image, ours:     %4d frames of %@: %.1f frames/s; live / image %.2f", imageFrames,
                              (a.image as NSString).lastPathComponent, imageRates.last!, ratios.last!))
-                if let reply = mediapipe?.request("3"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }), fields.count == 3 {
+                if let reply = mediapipe?.request("3 \(sceneStart)"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }), fields.count == 3 {
                     theirs.append(fields[1] / fields[2])
                     print(String(format: "live, MediaPipe: %4d of %4d frames gave a result in %.2f s: %.1f results/s", Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
                 }
@@ -271,51 +294,39 @@ enum LandmarkerBenchmark {
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
     static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchLandmarker, String) {
         let live = runningMode == .liveStream
-        switch task.name {
-        case "classify":
-            let options = ImageClassifierOptions()
+        func configured<Options: BenchOptions>(_ options: Options) -> Options {
             options.baseOptions.modelAssetPath = a.model
             options.baseOptions.numThreads = a.threads
             options.runningMode = runningMode
+            return options
+        }
+        switch task.name {
+        case "classify":
+            let options = configured(ImageClassifierOptions())
             if live { options.imageClassifierLiveStreamDelegate = sink }
             return (try ImageClassifier(options: options), "default options")
         case "object":
             // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
-            let options = ObjectDetectorOptions()
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
+            let options = configured(ObjectDetectorOptions())
             if live { options.objectDetectorLiveStreamDelegate = sink }
             return (try ObjectDetector(options: options), "default options")
         case "hand":
             // numHands 1, MediaPipe's default, as the MediaPipe side runs.
-            let options = HandLandmarkerOptions()
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
+            let options = configured(HandLandmarkerOptions())
             if live { options.handLandmarkerLiveStreamDelegate = sink }
             return (try HandLandmarker(options: options), "numHands 1 (MediaPipe's default)")
         case "gesture":
-            let options = GestureRecognizerOptions()
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
+            let options = configured(GestureRecognizerOptions())
             if live { options.gestureRecognizerLiveStreamDelegate = sink }
             return (try GestureRecognizer(options: options), "numHands 1 (MediaPipe's default)")
         case "face":
-            let options = FaceLandmarkerOptions()
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
+            let options = configured(FaceLandmarkerOptions())
             options.outputFaceBlendshapes = true
             options.outputFacialTransformationMatrixes = true
             if live { options.faceLandmarkerLiveStreamDelegate = sink }
             return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
         default:
-            let options = PoseLandmarkerOptions()
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
+            let options = configured(PoseLandmarkerOptions())
             if live { options.poseLandmarkerLiveStreamDelegate = sink }
             return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)")
         }
