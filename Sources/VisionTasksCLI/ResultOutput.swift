@@ -70,7 +70,9 @@ final class ResultOutput: @unchecked Sendable {
         var whole = header
         whole["results"] = entries
         let data = try JSONSerialization.data(withJSONObject: whole, options: [.sortedKeys])
-        if let existing = FileHandle(forWritingAtPath: document), !Self.isRegularFile(existing.fileDescriptor) {
+        // stat, not attributesOfItem: a symbolic link to a regular file is written atomically, not in place.
+        var status = stat()
+        if stat(document, &status) == 0, status.st_mode & S_IFMT != S_IFREG, let existing = FileHandle(forWritingAtPath: document) {
             // A device or a pipe (/dev/stdout, /dev/null): written in place — an atomic write renames a temporary
             // file over the path and would replace the device itself.
             try existing.write(contentsOf: data)
