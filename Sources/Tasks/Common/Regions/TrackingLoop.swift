@@ -24,7 +24,8 @@ extension RegionTracker {
             }
         }
         estimates = deduplicate(estimates)
-        if association == .trackedFollowed { estimates = removingInstancesFoundTwice(estimates) }
+        // Only while tracking: image mode gives MediaPipe's result whatever the smoothing option.
+        if tracking, association == .trackedFollowed { estimates = removingInstancesFoundTwice(estimates) }
         if tracking { track(estimates.map { TrackedRegion(instance: $0.instance, rect: $0.nextRect) }) }
         return estimates
     }
