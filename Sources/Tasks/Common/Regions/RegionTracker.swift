@@ -18,11 +18,12 @@ struct RegionTracker: Sendable {
         case detectionReplacesTracked
         /// The tracked region stays and the detection is dropped (hands: `HandAssociationCalculator`).
         case trackedKeepsItsPlace
-        /// As `trackedKeepsItsPlace`, and after the landmark stage an estimate is dropped when the region its
-        /// landmarks give overlaps an earlier one's by more than the same IoU: the detector found an instance that
-        /// is already tracked, but its box and the tracked region were shaped too differently to overlap enough
-        /// (a face detection's box is not squared, the region from the landmarks is). Tracked instances come first,
-        /// so they keep their place. (Ours, for ``LandmarkSmoothing/always``; MediaPipe has no such mode.)
+        /// As `trackedKeepsItsPlace`, and while tracking, after the landmark stage, an estimate is dropped when the
+        /// region its landmarks give overlaps an earlier one's by more than the same IoU: the detector found an
+        /// instance that is already tracked, but its box and the tracked region were shaped too differently to
+        /// overlap enough (a face detection's box is not squared, the region from the landmarks is). Tracked
+        /// instances come first, so they keep their place. (Ours, for ``LandmarkSmoothing/always``; MediaPipe has
+        /// no such mode.)
         case trackedFollowed
     }
 
