@@ -203,7 +203,8 @@ enum LandmarkerBenchmark {
             let clip = LiveScene(frameCount: frames.count, firstTimestamp: frames.first!.1, lastTimestamp: frames.last!.1)
             // The scene goes on from one live turn to the next; MediaPipe's turn sees the part ours just saw.
             var sceneClock = 0.0
-            let (imageMode, _) = try make(task, a, runningMode: .image, sink: LiveSink())
+            let imageSink = LiveSink()  // held: the landmarker keeps its delegate weakly (unused in image mode)
+            let (imageMode, _) = try make(task, a, runningMode: .image, sink: imageSink)
             let photo = try MPImage(contentsOfFile: a.image)
             for _ in 0..<3 { try imageMode.detectFrame(photo, timestampInMilliseconds: nil) }
             for _ in 0..<a.rounds {

@@ -79,7 +79,7 @@ public final class FaceLandmarkerOptions {
 public protocol FaceLandmarkerLiveStreamDelegate: AnyObject {
     func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `detectAsync` while the previous one was still being processed was dropped. Called in
+    /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in
     /// timestamp order with the results; with it, every `detectAsync` call is answered exactly once. Optional.
     func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }

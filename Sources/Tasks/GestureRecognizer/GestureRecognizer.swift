@@ -39,9 +39,10 @@ public final class GestureRecognizer: Sendable {
         try runner.process(videoFrame: image, timestampMilliseconds: timestamp, method: "recognize(videoFrame:timestampInMilliseconds:)")
     }
 
-    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. A frame sent while the
-    /// previous one is still being processed is dropped, as MediaPipe does — and, unlike MediaPipe, said so through
-    /// the delegate's `gestureRecognizer(_:didDropFrameAtTimestampInMilliseconds:)`, so every call is answered once.
+    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. One frame is processed at
+    /// a time and the newest one sent meanwhile waits; one it replaces is dropped, as MediaPipe does — and, unlike
+    /// MediaPipe, said so through the delegate's `gestureRecognizer(_:didDropFrameAtTimestampInMilliseconds:)`, so
+    /// every call is answered once.
     public func recognizeAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
         try runner.processAsync(image, timestampMilliseconds: timestamp, method: "recognizeAsync(image:timestampInMilliseconds:)") {
             [self] outcome in

@@ -76,7 +76,7 @@ public final class GestureRecognizerOptions {
 public protocol GestureRecognizerLiveStreamDelegate: AnyObject {
     func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
                            timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `recognizeAsync` while the previous one was still being processed was dropped. Called in
+    /// A frame passed to `recognizeAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in
     /// timestamp order with the results; with it, every `recognizeAsync` call is answered exactly once. Optional.
     func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }

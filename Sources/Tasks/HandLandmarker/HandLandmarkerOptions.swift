@@ -78,7 +78,7 @@ struct HandOptions: Sendable {
 public protocol HandLandmarkerLiveStreamDelegate: AnyObject {
     func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `detectAsync` while the previous one was still being processed was dropped. Called in
+    /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in
     /// timestamp order with the results; with it, every `detectAsync` call is answered exactly once. Optional.
     func handLandmarker(_ handLandmarker: HandLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }

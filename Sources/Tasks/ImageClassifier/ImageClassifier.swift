@@ -35,9 +35,9 @@ public final class ImageClassifier: Sendable {
         try runner.process(videoFrame: image, timestampMilliseconds: timestamp, method: "classify(videoFrame:timestampInMilliseconds:)")
     }
 
-    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. A frame sent while the
-    /// previous one is still being processed is dropped, as MediaPipe does, and reported through the delegate's
-    /// `imageClassifier(_:didDropFrameAtTimestampInMilliseconds:)`.
+    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. One frame is processed at
+    /// a time and the newest one sent meanwhile waits; one it replaces is dropped, as MediaPipe does, and reported
+    /// through the delegate's `imageClassifier(_:didDropFrameAtTimestampInMilliseconds:)`.
     public func classifyAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
         try runner.processAsync(image, timestampMilliseconds: timestamp, method: "classifyAsync(image:timestampInMilliseconds:)") {
             [self] outcome in

@@ -24,7 +24,7 @@ public final class ImageClassifierOptions: ClassificationTaskOptions {
 public protocol ImageClassifierLiveStreamDelegate: AnyObject {
     func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
                          timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `classifyAsync` while the previous one was still being processed was dropped. Optional.
+    /// A frame passed to `classifyAsync` was dropped: it waited while another was processed, and a newer one took its place. Optional.
     func imageClassifier(_ imageClassifier: ImageClassifier, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }
 

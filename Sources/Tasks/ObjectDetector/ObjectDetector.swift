@@ -35,9 +35,9 @@ public final class ObjectDetector: Sendable {
         try runner.process(videoFrame: image, timestampMilliseconds: timestamp, method: "detect(videoFrame:timestampInMilliseconds:)")
     }
 
-    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. A frame sent while the
-    /// previous one is still being processed is dropped, as MediaPipe does, and reported through the delegate's
-    /// `objectDetector(_:didDropFrameAtTimestampInMilliseconds:)`.
+    /// Live-stream mode: queues a frame and returns at once; its result reaches the delegate. One frame is processed at
+    /// a time and the newest one sent meanwhile waits; one it replaces is dropped, as MediaPipe does, and reported
+    /// through the delegate's `objectDetector(_:didDropFrameAtTimestampInMilliseconds:)`.
     public func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
         try runner.processAsync(image, timestampMilliseconds: timestamp, method: "detectAsync(image:timestampInMilliseconds:)") {
             [self] outcome in

@@ -24,7 +24,7 @@ public final class ObjectDetectorOptions: ClassificationTaskOptions {
 public protocol ObjectDetectorLiveStreamDelegate: AnyObject {
     func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `detectAsync` while the previous one was still being processed was dropped. Optional.
+    /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Optional.
     func objectDetector(_ objectDetector: ObjectDetector, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }
 

@@ -73,7 +73,7 @@ public final class PoseLandmarkerOptions {
 public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
     func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
-    /// A frame passed to `detectAsync` while the previous one was still being processed was dropped. Called in
+    /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in
     /// timestamp order with the results; with it, every `detectAsync` call is answered exactly once. Optional.
     func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int)
 }

@@ -21,18 +21,20 @@ protocol PipelineMetatype {}
 enum LiveStreamOutcome<Result: Sendable>: Sendable {
     case result(Result)
     case failure(VisionTaskError)
-    /// The frame arrived while the previous one was still being processed, and was not processed.
+    /// The frame waited behind the one being processed and a newer frame took its place; it was not processed.
     case dropped
 }
 
 /// The running-mode machinery every task shares: the running-mode check of each method, strictly increasing
 /// timestamps, one frame at a time through the pipeline, and the live stream.
 ///
-/// Live stream, as MediaPipe runs it: a frame that arrives while the previous one is still being processed is
-/// dropped; results are delivered in timestamp order on one serial queue. Delivery runs beside the next frame's
-/// processing, so a frame's work and the previous frame's delivery overlap across cores. Unlike MediaPipe, a dropped
-/// frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once. A frame is
-/// also dropped while two results wait for a slow delegate: memory stays bounded however long a callback takes
+/// Live stream, as MediaPipe's tasks run it (a `FlowLimiterCalculator` with `max_in_flight` 1 and `max_in_queue` 1,
+/// `tasks/cc/core/utils.h`): one frame is processed at a time; a frame that arrives meanwhile waits, and when a newer
+/// one arrives the waiting frame is dropped. The waiting frame — the newest — starts as soon as the one in flight is
+/// done, without waiting for the camera's next frame. Results are delivered in timestamp order on one serial queue,
+/// beside the next frame's processing. Unlike MediaPipe, a dropped frame is answered too (`.dropped`, in order with
+/// the results), so every call is answered exactly once. While two results wait for a slow delegate, the waiting
+/// frame is not started until one of them has been delivered: memory stays bounded however long a callback takes
 /// (MediaPipe's slow callback blocks its graph instead).
 final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     let runningMode: RunningMode
@@ -44,14 +46,36 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     private let deliveryQueue: DispatchQueue
     private let onDeliveryQueue = DispatchSpecificKey<Bool>()
 
+    typealias Delivery = @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void
+
+    private struct Frame: Sendable {
+        let image: MPImage
+        let timestamp: Int
+        let deliver: Delivery
+        /// Without the image: a dropped frame's pixels are not held until its notice goes out.
+        var dropNotice: DropNotice { DropNotice(timestamp: timestamp, deliver: deliver) }
+    }
+
+    private struct DropNotice: Sendable {
+        let timestamp: Int
+        let deliver: Delivery
+    }
+
     private struct Admission {
         var lastTimestamp: Int?
         var inFlight = false
+        /// The newest frame that arrived while another was in flight (or while the delegate was behind).
+        var waiting: Frame?
         /// Results handed to the delivery queue whose callback has not returned.
         var undelivered = 0
         var closed = false
-        /// Notices of frames dropped while the frame in flight is processed, delivered right after its outcome.
-        var drops: [@Sendable () -> Void] = []
+        /// Frames dropped while the frame in flight is processed, answered right after its outcome.
+        var drops: [DropNotice] = []
+        /// The latest timestamp answered (delivery queue), for `waitUntilIdle`.
+        var answered: Int?
+
+        /// At most two results wait for the delegate; beyond that a frame waits instead of being processed.
+        var delegateIsBehind: Bool { undelivered > 1 }
     }
 
     init(_ pipeline: sending Pipeline, runningMode: RunningMode, label: String) {
@@ -78,62 +102,96 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
         }
     }
 
-    /// Live-stream mode: queues the frame and returns at once; `deliver` is called once, on the delivery queue, with
-    /// its outcome — `.dropped` when the previous frame is still in flight (the return value is then false).
-    @discardableResult
+    /// Live-stream mode: takes the frame and returns at once; `deliver` is called once, on the delivery queue, with
+    /// its outcome — `.dropped` when a newer frame replaced it while it waited.
     func processAsync(_ image: MPImage, timestampMilliseconds timestamp: Int, method: String,
-                      deliver: @escaping @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void) throws(VisionTaskError) -> Bool {
+                      deliver: @escaping Delivery) throws(VisionTaskError) {
         try admit(method: method, in: .liveStream, timestamp: timestamp)
-        return admission.withLock { state in
-            if state.inFlight {
-                // Delivered after the frame in flight, with its outcome. A camera faster than the pipeline drops
-                // most frames; two queue hops per drop, as this was, woke threads hundreds of times a second beside
-                // the frame being processed (alternated runs: gesture live 84–100 results/s now, 76–91 before).
-                state.drops.append { deliver(.dropped) }
-                return false
+        let frame = Frame(image: image, timestamp: timestamp, deliver: deliver)
+        admission.withLock { state in
+            guard state.inFlight || state.delegateIsBehind else {
+                state.inFlight = true
+                workQueue.async { [self] in run(frame) }
+                return
             }
-            if state.undelivered > 1 {
-                // Nothing in flight: behind the results waiting on the delivery queue.
-                deliveryQueue.async { deliver(.dropped) }
-                return false
+            if let replaced = state.waiting {
+                if state.inFlight {
+                    // Answered right after the frame in flight, with its outcome. A camera faster than the pipeline
+                    // replaces hundreds of frames a second; a queue hop each woke threads beside the frame being
+                    // processed (alternated runs, eleventh session: gesture live 84–100 results/s, 76–91 before).
+                    state.drops.append(replaced.dropNotice)
+                } else {
+                    let notice = replaced.dropNotice
+                    deliveryQueue.async { [self] in answer([notice]) }
+                }
             }
-            state.inFlight = true
-            workQueue.async { [self] in runQueued(image, timestampMilliseconds: timestamp, deliver: deliver) }
-            return true
+            state.waiting = frame
         }
     }
 
-    private func runQueued(_ image: MPImage, timestampMilliseconds timestamp: Int,
-                           deliver: @escaping @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void) {
-        let outcome: LiveStreamOutcome<Pipeline.Result>
-        do throws(VisionTaskError) {
-            outcome = .result(try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
-                try pipeline.process(image, timestampMilliseconds: timestamp)
-            })
-        } catch {
-            outcome = .failure(error)
-        }
-        // Queued under the lock: a frame dropped from here on is queued behind this frame's outcome and notices.
-        admission.withLock { state in
-            state.inFlight = false
-            state.undelivered += 1
-            var taken: [@Sendable () -> Void] = []
-            swap(&taken, &state.drops)
-            let drops = taken
-            deliveryQueue.async { [self] in
-                deliver(outcome)
-                for drop in drops { drop() }
-                admission.withLock { $0.undelivered -= 1 }
+    /// Processes `first`, then the frame that waited meanwhile, and so on, in one work item (so that
+    /// `waitUntilIdle`'s barrier on the work queue waits for the chain).
+    private func run(_ first: Frame) {
+        var next: Frame? = first
+        while let frame = next {
+            let outcome: LiveStreamOutcome<Pipeline.Result>
+            do throws(VisionTaskError) {
+                outcome = .result(try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
+                    try pipeline.process(frame.image, timestampMilliseconds: frame.timestamp)
+                })
+            } catch {
+                outcome = .failure(error)
             }
+            // Queued under the lock: a frame dropped from here on is answered behind this frame's outcome.
+            next = admission.withLock { state in
+                state.undelivered += 1
+                var taken: [DropNotice] = []
+                swap(&taken, &state.drops)
+                let drops = taken
+                deliveryQueue.async { [self] in
+                    frame.deliver(outcome)
+                    answer(drops, after: frame.timestamp)
+                }
+                guard !state.delegateIsBehind, let waiting = state.waiting else {
+                    state.inFlight = false
+                    return nil
+                }
+                state.waiting = nil
+                return waiting
+            }
+        }
+    }
+
+    /// On the delivery queue: answers `drops`, then records what was answered; after a result (`after` is its
+    /// timestamp) starts the waiting frame if it was held back for the delegate.
+    private func answer(_ drops: [DropNotice], after result: Int? = nil) {
+        for drop in drops { drop.deliver(.dropped) }
+        admission.withLock { state in
+            state.answered = drops.last?.timestamp ?? result
+            guard result != nil else { return }
+            state.undelivered -= 1
+            guard !state.inFlight, !state.delegateIsBehind, let waiting = state.waiting else { return }
+            state.waiting = nil
+            state.inFlight = true
+            workQueue.async { [self] in run(waiting) }
         }
     }
 
     /// Waits until every accepted live-stream frame has been processed and its result delivered. Called from a
-    /// delegate callback (on the delivery queue) it waits for processing only: the deliveries queued behind the
-    /// running callback cannot happen before it returns.
+    /// delegate callback (on the delivery queue) it waits for the frame in flight only: the deliveries queued behind
+    /// the running callback, and a frame held back for them, cannot go on before it returns.
     func waitUntilIdle() {
-        workQueue.sync {}
-        if DispatchQueue.getSpecific(key: onDeliveryQueue) != true { deliveryQueue.sync {} }
+        guard DispatchQueue.getSpecific(key: onDeliveryQueue) != true else {
+            workQueue.sync {}
+            return
+        }
+        guard runningMode == .liveStream, let last = admission.withLock({ $0.lastTimestamp }) else { return }
+        // A frame held back for the delegate is started from the delivery queue: go round until the last frame
+        // accepted before this call is answered (not until idle: another thread may go on sending frames).
+        repeat {
+            workQueue.sync {}
+            deliveryQueue.sync {}
+        } while admission.withLock({ ($0.answered ?? .min) < last })
     }
 
     /// Refuses further input, then waits until idle. Later calls of any method throw ``VisionTaskError/taskClosed``.
