@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VisionTasksModelFormat
 
 /// The detector → region → landmarks pipeline of MediaPipe's face landmarker graphs, one frame at a time, with its
@@ -7,8 +8,8 @@ final class FacePipeline: TaskPipeline {
     let options: FaceLandmarkerOptions.Values
     let detector: SSDDetector
     let landmarker: LandmarkModel
-    let blendshapes: FaceBlendshapes?
-    let geometry: FaceGeometry?
+    /// Blendshapes and geometry, after the landmarks: not part of the state carried from frame to frame.
+    let resultStages: FaceResultStages
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single face (numFaces 1), or one per tracked face (`.always`).
     private var smoothing: SmoothingState<LandmarksSmoother>
@@ -45,8 +46,9 @@ final class FacePipeline: TaskPipeline {
             throw .wrongModel("face_landmarks_detector.tflite does not output \(Self.landmarkCount) landmarks and a presence score")
         }
         // As MediaPipe, a stage that was asked for needs its model: no silent empty results.
-        blendshapes = options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil
-        geometry = options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil
+        resultStages = FaceResultStages(
+            blendshapes: options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil,
+            geometry: options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil)
         tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence,
                                 association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked))
         // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
@@ -56,18 +58,27 @@ final class FacePipeline: TaskPipeline {
     }
 
     var timings: FaceStageTimings {
-        var g: StageTimings?
-        if geometry != nil {
-            g = StageTimings()
-            g?.postprocessing = geometryTime
-            g?.calls = geometryCalls
-        }
-        return FaceStageTimings(detector: detector.timings, landmarks: landmarker.timings, blendshapes: blendshapes?.runner.timings, geometry: g)
+        let stages = resultStages.timings
+        return FaceStageTimings(detector: detector.timings, landmarks: landmarker.timings, blendshapes: stages.blendshapes,
+                                geometry: stages.geometry)
     }
-    private var geometryTime: Double = 0
-    private var geometryCalls = 0
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
+        try resultStages.result(for: try landmarks(image, timestampMilliseconds: timestamp), imageWidth: image.width,
+                                imageHeight: image.height, timestampMilliseconds: timestamp ?? 0)
+    }
+
+    /// The landmarks now; blendshapes and the matrix later, in live stream beside the next frame.
+    func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<FaceLandmarkerResult> {
+        let faces = try landmarks(image, timestampMilliseconds: timestamp)
+        let stages = resultStages, width = image.width, height = image.height
+        return .unfinished { () throws(VisionTaskError) in
+            try stages.result(for: faces, imageWidth: width, imageHeight: height, timestampMilliseconds: timestamp)
+        }
+    }
+
+    /// The tracked (video, live stream) or detected faces' landmarks, smoothed where MediaPipe smooths them.
+    private func landmarks(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [[NormalizedLandmark]] {
         var faces = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
@@ -79,30 +90,7 @@ final class FacePipeline: TaskPipeline {
                 return face
             } reset: { $0.resetCoordinates() }
         }
-        // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
-        // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
-        var scores: [Classifications] = []
-        if let blendshapes {
-            for face in faces { scores.append(try blendshapes.scores(face.landmarks, imageWidth: image.width, imageHeight: image.height)) }
-        }
-        var matrixes: [TransformMatrix] = []
-        if let geometry {
-            let start = now()
-            defer { geometryTime += Double(now() - start) / 1e6; geometryCalls += 1 }
-            for face in faces {
-                let points = face.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
-                // MediaPipe leaves out the matrix of a face collapsed to a point (the list is then shorter), and fails
-                // the frame when a fit degenerates otherwise. (The compactness check runs again only on failure.)
-                if let values = geometry.facialTransformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height),
-                   let matrix = TransformMatrix(rows: 4, columns: 4, data: values) {
-                    matrixes.append(matrix)
-                } else if !geometry.skips(points) {
-                    throw .processingFailed("the facial transformation fit degenerated on this frame's landmarks")
-                }
-            }
-        }
-        return FaceLandmarkerResult(faceLandmarks: faces.map(\.landmarks), faceBlendshapes: scores,
-                                    facialTransformationMatrixes: matrixes, timestampInMilliseconds: timestamp ?? 0)
+        return faces.map(\.landmarks)
     }
 
     /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
@@ -153,4 +141,58 @@ struct FaceEstimate: TrackedEstimate {
     var nextRect: NormalizedRect
     /// The tracked instance it belongs to (``TrackedRegion/instance``).
     var instance: Int
+}
+
+/// MediaPipe's stages after the face landmarks: blendshapes and the facial transformation matrix. They read a frame's
+/// (smoothed) landmarks and nothing carried between frames, so they hold their own lock, not the pipeline's: in live
+/// stream they run beside the next frame's landmarks, as in MediaPipe's graph, whose flow limiter waits for the
+/// landmarks stream alone.
+final class FaceResultStages: Sendable {
+    private struct State {
+        let blendshapes: FaceBlendshapes?
+        let geometry: FaceGeometry?
+        /// Time in the geometry pipeline (as post-processing), and its calls.
+        var geometryTimings = StageTimings()
+    }
+
+    private let state: Mutex<State>
+
+    init(blendshapes: sending FaceBlendshapes?, geometry: FaceGeometry?) {
+        state = Mutex(State(blendshapes: blendshapes, geometry: geometry))
+    }
+
+    var timings: (blendshapes: StageTimings?, geometry: StageTimings?) {
+        state.withLock { ($0.blendshapes?.runner.timings, $0.geometry != nil ? $0.geometryTimings : nil) }
+    }
+
+    func result(for faces: [[NormalizedLandmark]], imageWidth: Int, imageHeight: Int,
+                timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> FaceLandmarkerResult {
+        try state.withLock { (state) throws(VisionTaskError) -> FaceLandmarkerResult in
+            // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
+            // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
+            var scores: [Classifications] = []
+            if let blendshapes = state.blendshapes {
+                for face in faces { scores.append(try blendshapes.scores(face, imageWidth: imageWidth, imageHeight: imageHeight)) }
+            }
+            var matrixes: [TransformMatrix] = []
+            if let geometry = state.geometry {
+                let start = now()
+                defer { state.geometryTimings.postprocessing += Double(now() - start) / 1e6; state.geometryTimings.calls += 1 }
+                for face in faces {
+                    let points = face.map { SIMD3($0.x, $0.y, $0.z) }
+                    // MediaPipe leaves out the matrix of a face collapsed to a point (the list is then shorter), and
+                    // fails the frame when a fit degenerates otherwise. (The compactness check runs again only on
+                    // failure.)
+                    if let values = geometry.facialTransformationMatrix(landmarks: points, imageWidth: imageWidth, imageHeight: imageHeight),
+                       let matrix = TransformMatrix(rows: 4, columns: 4, data: values) {
+                        matrixes.append(matrix)
+                    } else if !geometry.skips(points) {
+                        throw .processingFailed("the facial transformation fit degenerated on this frame's landmarks")
+                    }
+                }
+            }
+            return FaceLandmarkerResult(faceLandmarks: faces, faceBlendshapes: scores, facialTransformationMatrixes: matrixes,
+                                        timestampInMilliseconds: timestamp)
+        }
+    }
 }

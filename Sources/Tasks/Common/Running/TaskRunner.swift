@@ -7,6 +7,30 @@ protocol TaskPipeline: AnyObject, PipelineMetatype {
     associatedtype Result: Sendable
     /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept.
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> Result
+    /// As `process`, but may hand back the frame's last stages unfinished: work that needs none of the state carried
+    /// to the next frame. The live stream finishes it beside the next frame, as MediaPipe's flow limiter lets the
+    /// next frame in once the stream it waits for is out (the face landmarker's: the landmarks, before blendshapes
+    /// and geometry; `tasks/cc/vision/face_landmarker/face_landmarker.cc`).
+    func start(_ image: MPImage, timestampMilliseconds: Int) throws(VisionTaskError) -> PipelineOutput<Result>
+}
+
+extension TaskPipeline {
+    func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<Result> {
+        .finished(try process(image, timestampMilliseconds: timestamp))
+    }
+}
+
+/// A frame's result, or what is left to compute it once the pipeline's state has moved on to the next frame.
+enum PipelineOutput<Result: Sendable>: Sendable {
+    case finished(Result)
+    case unfinished(@Sendable () throws(VisionTaskError) -> Result)
+
+    func finish() throws(VisionTaskError) -> Result {
+        switch self {
+        case let .finished(result): result
+        case let .unfinished(rest): try rest()
+        }
+    }
 }
 
 // The live-stream work item names the pipeline's result type; Swift 6.2 asks that such a metatype be sendable
@@ -32,10 +56,11 @@ enum LiveStreamOutcome<Result: Sendable>: Sendable {
 /// `tasks/cc/core/utils.h`): one frame is processed at a time; a frame that arrives meanwhile waits, and when a newer
 /// one arrives the waiting frame is dropped. The waiting frame — the newest — starts as soon as the one in flight is
 /// done, without waiting for the camera's next frame. Results are delivered in timestamp order on one serial queue,
-/// beside the next frame's processing. Unlike MediaPipe, a dropped frame is answered too (`.dropped`, in order with
-/// the results), so every call is answered exactly once. While two results wait for a slow delegate, the waiting
-/// frame is not started until one of them has been delivered: memory stays bounded however long a callback takes
-/// (MediaPipe's slow callback blocks its graph instead).
+/// beside the next frame's processing; a pipeline's unfinished last stages
+/// (``TaskPipeline/start(_:timestampMilliseconds:)``) run there too, just before their delivery. Unlike MediaPipe, a
+/// dropped frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once. While
+/// two results wait for a slow delegate, the waiting frame is not started until one of them has been delivered: memory
+/// stays bounded however long a callback takes (MediaPipe's slow callback blocks its graph instead).
 final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     let runningMode: RunningMode
     /// The pipeline is held for a whole frame.
@@ -134,13 +159,13 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     private func run(_ first: Frame) {
         var next: Frame? = first
         while let frame = next {
-            let outcome: LiveStreamOutcome<Pipeline.Result>
+            let started: Result<PipelineOutput<Pipeline.Result>, VisionTaskError>
             do throws(VisionTaskError) {
-                outcome = .result(try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
-                    try pipeline.process(frame.image, timestampMilliseconds: frame.timestamp)
+                started = .success(try pipeline.withLock { (pipeline) throws(VisionTaskError) -> PipelineOutput<Pipeline.Result> in
+                    try pipeline.start(frame.image, timestampMilliseconds: frame.timestamp)
                 })
             } catch {
-                outcome = .failure(error)
+                started = .failure(error)
             }
             // Queued under the lock: a frame dropped from here on is answered behind this frame's outcome.
             next = admission.withLock { state in
@@ -149,6 +174,12 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
                 swap(&taken, &state.drops)
                 let drops = taken
                 deliveryQueue.async { [self] in
+                    let outcome: LiveStreamOutcome<Pipeline.Result>
+                    do throws(VisionTaskError) {
+                        outcome = .result(try started.get().finish())
+                    } catch {
+                        outcome = .failure(error)
+                    }
                     frame.deliver(outcome)
                     answer(drops, after: frame.timestamp)
                 }
