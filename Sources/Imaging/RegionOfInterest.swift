@@ -60,9 +60,31 @@ public struct TensorToImageTransform: Sendable, Equatable {
     /// The inverse of ``imagePoint(tensorX:tensorY:)``: where an image pixel position lies in the tensor, in [0, 1]
     /// of its width and height (outside that range when the point is outside the region).
     public func tensorPoint(imageX: Double, imageY: Double) -> (x: Double, y: Double) {
-        let angle = region.rotationDegrees * .pi / 180
-        let dx = imageX - region.centerX, dy = imageY - region.centerY
-        let u = cos(angle) * dx + sin(angle) * dy, v = -sin(angle) * dx + cos(angle) * dy
-        return (u / region.width + 0.5, v / region.height + 0.5)
+        inverse.tensorPoint(imageX: imageX, imageY: imageY)
     }
+
+    /// ``tensorPoint(imageX:imageY:)`` with the rotation's cosine and sine taken once, for a point per image pixel
+    /// (segmentation masks: taking them per pixel cost ~45 ms of a 1280 × 720 frame).
+    public var inverse: ImageToTensorMap { ImageToTensorMap(region) }
+}
+
+/// Image pixel positions to tensor positions (in [0, 1] of its width and height) for one region.
+public struct ImageToTensorMap: Sendable {
+    @usableFromInline let centerX, centerY, width, height, cosine, sine: Double
+
+    init(_ region: RegionOfInterest) {
+        let angle = region.rotationDegrees * .pi / 180
+        (centerX, centerY, width, height) = (region.centerX, region.centerY, region.width, region.height)
+        (cosine, sine) = (cos(angle), sin(angle))
+    }
+
+    @inlinable
+    public func tensorPoint(imageX: Double, imageY: Double) -> (x: Double, y: Double) {
+        let dx = imageX - centerX, dy = imageY - centerY
+        let u = cosine * dx + sine * dy, v = -sine * dx + cosine * dy
+        return (u / width + 0.5, v / height + 0.5)
+    }
+
+    /// How far the tensor position moves for one pixel to the right in the image (the map is affine).
+    public var stepPerImageColumn: (x: Double, y: Double) { (cosine / width, -sine / height) }
 }

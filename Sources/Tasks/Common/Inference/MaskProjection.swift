@@ -6,24 +6,53 @@ import VisionTasksImaging
 enum MaskProjection {
     static func project(logits: [Float], maskWidth: Int, maskHeight: Int, transform: TensorToImageTransform,
                         imageWidth: Int, imageHeight: Int) -> Mask {
-        var probabilities = [Float](repeating: 0, count: maskWidth * maskHeight)
-        for i in 0..<min(probabilities.count, logits.count) { probabilities[i] = 1 / (1 + expf(-logits[i])) }
+        // The probabilities inside a border of zeros one pixel wide: a position within a pixel of the mask reads
+        // its four neighbours without a bounds check (the zeros are the outside).
+        let stride = maskWidth + 2
+        var padded = [Float](repeating: 0, count: stride * (maskHeight + 2))
+        for i in 0..<min(maskWidth * maskHeight, logits.count) {
+            padded[(i / maskWidth + 1) * stride + i % maskWidth + 1] = 1 / (1 + expf(-logits[i]))
+        }
         var output = [Float](repeating: 0, count: imageWidth * imageHeight)
-        probabilities.withUnsafeBufferPointer { mask in
-            for y in 0..<imageHeight {
-                for x in 0..<imageWidth {
-                    let t = transform.tensorPoint(imageX: Double(x) + 0.5, imageY: Double(y) + 0.5)
-                    let u = Float(t.x) * Float(maskWidth) - 0.5, v = Float(t.y) * Float(maskHeight) - 0.5
-                    let u0 = Int(u.rounded(.down)), v0 = Int(v.rounded(.down))
-                    let fu = u - Float(u0), fv = v - Float(v0)
-                    func at(_ c: Int, _ r: Int) -> Float {
-                        c >= 0 && c < maskWidth && r >= 0 && r < maskHeight ? mask[r * maskWidth + c] : 0
+        let map = transform.inverse, step = map.stepPerImageColumn
+        let columns = Float(maskWidth), rows = Float(maskHeight)
+        // Mask pixels per image column, in Float: over a 1280-pixel row the product is off by ~1e-4 mask pixel.
+        let du = Float(step.x * Double(maskWidth)), dv = Float(step.y * Double(maskHeight))
+        padded.withUnsafeBufferPointer { mask in
+            output.withUnsafeMutableBufferPointer { output in
+                for y in 0..<imageHeight {
+                    // Along a row the mask position moves by a constant step: only the pixels whose position falls
+                    // on the mask (or within a pixel of it) are sampled, the rest stay 0.
+                    let first = map.tensorPoint(imageX: 0.5, imageY: Double(y) + 0.5)
+                    let xs = Self.columns(where: first.x, moves: step.x, staysWithin: maskWidth, imageWidth: imageWidth)
+                        .clamped(to: Self.columns(where: first.y, moves: step.y, staysWithin: maskHeight, imageWidth: imageWidth))
+                    let u0 = Float(first.x) * columns - 0.5, v0 = Float(first.y) * rows - 0.5
+                    let row = y &* imageWidth
+                    for x in xs {
+                        let u = u0 + Float(x) * du, v = v0 + Float(x) * dv
+                        // Beyond one mask pixel outside, all four neighbours are outside: the value stays 0.
+                        guard u > -1, u < columns, v > -1, v < rows else { continue }
+                        let cu = u.rounded(.down), cv = v.rounded(.down)
+                        let i = (Int(cv) &+ 1) &* stride &+ Int(cu) &+ 1
+                        let fu = u - cu, fv = v - cv, gu = 1 - fu, gv = 1 - fv
+                        let top = mask[i] * gu * gv + mask[i &+ 1] * fu * gv
+                        output[row &+ x] = top + mask[i &+ stride] * gu * fv + mask[i &+ stride &+ 1] * fu * fv
                     }
-                    output[y * imageWidth + x] = at(u0, v0) * (1 - fu) * (1 - fv) + at(u0 + 1, v0) * fu * (1 - fv)
-                        + at(u0, v0 + 1) * (1 - fu) * fv + at(u0 + 1, v0 + 1) * fu * fv
                 }
             }
         }
         return Mask(width: imageWidth, height: imageHeight, float32Data: output)
+    }
+
+    /// The image columns x (of 0..<imageWidth) where `start + x × step`, a tensor coordinate in [0, 1], lies within
+    /// a mask pixel of the `size`-pixel mask — widened by two columns against rounding; the caller checks exactly.
+    private static func columns(where start: Double, moves step: Double, staysWithin size: Int, imageWidth: Int) -> Range<Int> {
+        let low = -1.5 / Double(size), high = 1 + 1.5 / Double(size)
+        guard step != 0 else { return start > low && start < high ? 0..<imageWidth : 0..<0 }
+        let a = (low - start) / step, b = (high - start) / step
+        guard a.isFinite, b.isFinite else { return 0..<imageWidth }
+        let from = max(0, min(Double(imageWidth), min(a, b).rounded(.down) - 2))
+        let to = max(0, min(Double(imageWidth), max(a, b).rounded(.up) + 2))
+        return Int(from)..<max(Int(from), Int(to))
     }
 }
