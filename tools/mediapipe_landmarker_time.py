@@ -98,7 +98,9 @@ def main():
             close = recognizer.close
         landmarker = Renamed
     else:
-        landmarker = vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(**common))
+        # "pose-masks": bench pose --segmentation-masks on.
+        landmarker = vision.PoseLandmarker.create_from_options(
+            vision.PoseLandmarkerOptions(output_segmentation_masks=task == "pose-masks", **common))
     timestamp = 0
     if mode == "image":
         for _ in range(3):

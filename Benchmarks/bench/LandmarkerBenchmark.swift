@@ -125,6 +125,8 @@ enum LandmarkerBenchmark {
         var threads: Int?
         /// Live mode: turns of each side.
         var rounds = 2
+        /// Pose: segmentation masks on both sides (MediaPipe's default is off).
+        var segmentationMasks = false
     }
 
     static func parse(_ arguments: [String], task: Task) throws -> Arguments {
@@ -150,7 +152,11 @@ enum LandmarkerBenchmark {
             case "--frames":
                 guard let n = Int(value), n > 0 else { throw BenchError("--frames takes a positive number") }
                 a.frames = n
-            default: throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads)")
+            case "--segmentation-masks":
+                guard task.name == "pose", ["on", "off"].contains(value) else { throw BenchError("--segmentation-masks (pose) is on or off") }
+                a.segmentationMasks = value == "on"
+            default:
+                throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads --segmentation-masks)")
             }
         }
         return a
@@ -177,7 +183,7 @@ enum LandmarkerBenchmark {
 
         // MediaPipe 0.10.14 on the same frames, in its own process; the two take turns (a batch each).
         let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_landmarker_time.py",
-                                     arguments: [task.name, a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+                                     arguments: [task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
         if mediapipe == nil {
             print("MediaPipe is not installed (tools/setup puts mediapipe==0.10.14 into .cache/mediapipe): ours alone")
         }
@@ -328,8 +334,9 @@ enum LandmarkerBenchmark {
             return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
         default:
             let options = configured(PoseLandmarkerOptions())
+            options.outputSegmentationMasks = a.segmentationMasks
             if live { options.poseLandmarkerLiveStreamDelegate = sink }
-            return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)")
+            return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)" + (a.segmentationMasks ? ", segmentation masks on" : ""))
         }
     }
 
