@@ -270,3 +270,53 @@ extension PoseLandmarkerAPITests {
         XCTAssertEqual(results.last, frames - 1)
     }
 }
+
+extension PoseLandmarkerAPITests {
+    /// Collects live-stream answers; `answered` is signalled once per frame.
+    final class Collector: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
+        let answered = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var results: [Int: PoseLandmarkerResult] = [:]
+        var failures: [String] = []
+        func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
+                            timestampInMilliseconds: Int, error: (any Error)?) {
+            lock.lock()
+            if let result { results[timestampInMilliseconds] = result } else { failures.append("\(timestampInMilliseconds): \(String(describing: error))") }
+            lock.unlock()
+            answered.signal()
+        }
+        func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
+            lock.lock(); failures.append("\(timestamp): dropped"); lock.unlock()
+            answered.signal()
+        }
+    }
+
+    /// In live stream the segmentation masks are projected on the delivery queue, after the pipeline has moved on
+    /// to the next frame; fed one frame per answer (nothing dropped), the results are video mode's, value for value.
+    func testLiveStreamProjectsMasksAsVideoModeDoes() throws {
+        var decoded: [(image: MPImage, timestamp: Int)] = []
+        let decoder = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path)
+        while decoded.count < 6, let frame = try decoder.nextFrame() { decoded.append((frame.image, frame.timestampMs)) }
+        let video = options(.video), live = options(.liveStream)
+        video.outputSegmentationMasks = true
+        live.outputSegmentationMasks = true
+        let collector = Collector()
+        live.poseLandmarkerLiveStreamDelegate = collector
+        let videoLandmarker = try PoseLandmarker(options: video), liveLandmarker = try PoseLandmarker(options: live)
+        for frame in decoded {
+            try liveLandmarker.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestamp)
+            XCTAssertEqual(collector.answered.wait(timeout: .now() + 60), .success, "no answer for \(frame.timestamp)")
+        }
+        collector.lock.lock(); defer { collector.lock.unlock() }
+        XCTAssertEqual(collector.failures, [])
+        XCTAssertEqual(decoded.count, 6)
+        for frame in decoded {
+            let expected = try videoLandmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
+            let result = try XCTUnwrap(collector.results[frame.timestamp])
+            XCTAssertEqual(expected.segmentationMasks?.count, 1, "\(frame.timestamp)")
+            XCTAssertEqual(result.landmarks, expected.landmarks, "\(frame.timestamp)")
+            XCTAssertEqual(result.worldLandmarks, expected.worldLandmarks, "\(frame.timestamp)")
+            XCTAssertEqual(result.segmentationMasks, expected.segmentationMasks, "\(frame.timestamp)")
+        }
+    }
+}

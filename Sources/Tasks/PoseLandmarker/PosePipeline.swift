@@ -49,6 +49,29 @@ final class PosePipeline: TaskPipeline {
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
+        Self.result(try poses(image, timestampMilliseconds: timestamp), timestampMilliseconds: timestamp ?? 0,
+                    masks: options.outputSegmentationMasks)
+    }
+
+    /// The landmarks now; the segmentation masks, when asked for, later — in live stream beside the next frame, as
+    /// MediaPipe's flow limiter lets the next frame in on the landmarks stream (`pose_landmarker.cc`) — masks are
+    /// not smoothed, so nothing carried between frames is needed to project them.
+    func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<PoseLandmarkerResult> {
+        let poses = try poses(image, timestampMilliseconds: timestamp)
+        guard options.outputSegmentationMasks else {
+            return .finished(Self.result(poses, timestampMilliseconds: timestamp, masks: false))
+        }
+        return .unfinished { Self.result(poses, timestampMilliseconds: timestamp, masks: true) }
+    }
+
+    private static func result(_ poses: [PoseEstimate], timestampMilliseconds timestamp: Int, masks: Bool) -> PoseLandmarkerResult {
+        PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
+                             segmentationMasks: masks ? poses.compactMap { $0.mask?.projected() } : nil,
+                             timestampInMilliseconds: timestamp)
+    }
+
+    /// The tracked (video, live stream) or detected poses, smoothed where MediaPipe smooths them.
+    private func poses(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [PoseEstimate] {
         var poses = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
@@ -57,9 +80,7 @@ final class PosePipeline: TaskPipeline {
                 $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
             } reset: { $0.noPose() }
         }
-        return PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
-                                    segmentationMasks: options.outputSegmentationMasks ? poses.compactMap(\.mask) : nil,
-                                    timestampInMilliseconds: timestamp ?? 0)
+        return poses
     }
 
     /// Pose regions from the detector, best first: the alignment-point region from the hips centre and the point
@@ -109,12 +130,12 @@ final class PosePipeline: TaskPipeline {
         }
         let auxiliary = (projected[33], projected[34])
         let nextRect = region(start: SIMD2(auxiliary.0.x, auxiliary.0.y), end: SIMD2(auxiliary.1.x, auxiliary.1.y), image: image)
-        var mask: Mask?
+        var mask: MaskProjection.Logits?
         if options.outputSegmentationMasks {
             let shape = runner.interpreter.outputs[2].shape
-            mask = MaskProjection.project(logits: try runner.output(2), maskWidth: shape.count == 4 ? shape[2] : 256,
-                                          maskHeight: shape.count == 4 ? shape[1] : 256, transform: transform,
-                                          imageWidth: image.width, imageHeight: image.height)
+            mask = MaskProjection.Logits(values: try runner.output(2), width: shape.count == 4 ? shape[2] : 256,
+                                         height: shape.count == 4 ? shape[1] : 256, transform: transform,
+                                         imageWidth: image.width, imageHeight: image.height)
         }
         return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, instance: 0)
     }
@@ -124,7 +145,8 @@ final class PosePipeline: TaskPipeline {
 struct PoseEstimate: TrackedEstimate {
     var landmarks: [NormalizedLandmark]
     var world: [Landmark]
-    var mask: Mask?
+    /// Projected onto the image when the result is assembled.
+    var mask: MaskProjection.Logits?
     var nextRect: NormalizedRect
     /// The tracked instance it belongs to (``TrackedRegion/instance``).
     var instance: Int

@@ -4,6 +4,21 @@ import VisionTasksImaging
 /// Puts a model's segmentation logits back on the image: sigmoid, then each image pixel samples the mask where the
 /// model saw it (bilinear, zero outside the crop) — MediaPipe's TensorsToSegmentation + inverse WarpAffine.
 enum MaskProjection {
+    /// A model's segmentation output, kept to be projected later (in live stream, beside the next frame).
+    struct Logits: Sendable {
+        let values: [Float]
+        let width: Int
+        let height: Int
+        let transform: TensorToImageTransform
+        let imageWidth: Int
+        let imageHeight: Int
+
+        func projected() -> Mask {
+            MaskProjection.project(logits: values, maskWidth: width, maskHeight: height, transform: transform,
+                                   imageWidth: imageWidth, imageHeight: imageHeight)
+        }
+    }
+
     static func project(logits: [Float], maskWidth: Int, maskHeight: Int, transform: TensorToImageTransform,
                         imageWidth: Int, imageHeight: Int) -> Mask {
         // The probabilities inside a border of zeros one pixel wide: a position within a pixel of the mask reads
