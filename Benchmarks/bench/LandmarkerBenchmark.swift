@@ -16,7 +16,10 @@ extension PoseLandmarker: BenchLandmarker {
     func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
         _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
     }
-    var stages: [(String, StageTimings)] { [("detector", timings.detector), ("landmarks", timings.landmarks)] }
+    var stages: [(String, StageTimings)] {
+        let t = timings
+        return [("detector", t.detector), ("landmarks", t.landmarks)] + (t.masks.calls > 0 ? [("masks", t.masks)] : [])
+    }
 }
 
 extension FaceLandmarker: BenchLandmarker {

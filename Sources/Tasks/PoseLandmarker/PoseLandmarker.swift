@@ -66,7 +66,7 @@ public final class PoseLandmarker: Sendable {
     }
 
     /// Stage timings accumulated so far (for benchmarks).
-    package var timings: (detector: StageTimings, landmarks: StageTimings) {
+    package var timings: (detector: StageTimings, landmarks: StageTimings, masks: StageTimings) {
         runner.withPipeline { $0.timings }
     }
 }

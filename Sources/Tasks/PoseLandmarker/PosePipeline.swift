@@ -43,14 +43,18 @@ final class PosePipeline: TaskPipeline {
         }
     }
 
-    /// Pre-processing, inference and post-processing time of the detector and landmark stages so far.
-    var timings: (detector: StageTimings, landmarks: StageTimings) {
-        (detector.timings, landmarker.timings)
+    /// Projecting segmentation masks onto the image (when the result is assembled).
+    let maskClock = PostprocessingClock()
+
+    /// Pre-processing, inference and post-processing time of the detector and landmark stages so far, and of the
+    /// masks' projection.
+    var timings: (detector: StageTimings, landmarks: StageTimings, masks: StageTimings) {
+        (detector.timings, landmarker.timings, maskClock.value)
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
         Self.result(try poses(image, timestampMilliseconds: timestamp), timestampMilliseconds: timestamp ?? 0,
-                    masks: options.outputSegmentationMasks)
+                    masks: options.outputSegmentationMasks ? maskClock : nil)
     }
 
     /// The landmarks now; the segmentation masks, when asked for, later — in live stream beside the next frame, as
@@ -59,14 +63,17 @@ final class PosePipeline: TaskPipeline {
     func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<PoseLandmarkerResult> {
         let poses = try poses(image, timestampMilliseconds: timestamp)
         guard options.outputSegmentationMasks else {
-            return .finished(Self.result(poses, timestampMilliseconds: timestamp, masks: false))
+            return .finished(Self.result(poses, timestampMilliseconds: timestamp, masks: nil))
         }
-        return .unfinished { Self.result(poses, timestampMilliseconds: timestamp, masks: true) }
+        let clock = maskClock
+        return .unfinished { Self.result(poses, timestampMilliseconds: timestamp, masks: clock) }
     }
 
-    private static func result(_ poses: [PoseEstimate], timestampMilliseconds timestamp: Int, masks: Bool) -> PoseLandmarkerResult {
+    /// The result; with `masks`, the segmentation masks projected (and timed).
+    private static func result(_ poses: [PoseEstimate], timestampMilliseconds timestamp: Int,
+                               masks: PostprocessingClock?) -> PoseLandmarkerResult {
         PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
-                             segmentationMasks: masks ? poses.compactMap { $0.mask?.projected() } : nil,
+                             segmentationMasks: masks.map { clock in clock.measure { poses.compactMap { $0.mask?.projected() } } },
                              timestampInMilliseconds: timestamp)
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import VisionTasksEngine
 import VisionTasksModelFormat
 
@@ -13,6 +14,23 @@ package struct StageTimings: Sendable {
 }
 
 @inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Post-processing time of a stage that may run off the pipeline's thread (a live stream's later stages run on its
+/// delivery queue): its own lock.
+final class PostprocessingClock: Sendable {
+    private let timings = Mutex(StageTimings())
+
+    func measure<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        let start = now()
+        defer {
+            let elapsed = Double(now() - start) / 1e6
+            timings.withLock { $0.postprocessing += elapsed; $0.calls += 1 }
+        }
+        return try body()
+    }
+
+    var value: StageTimings { timings.withLock { $0 } }
+}
 
 /// One model of a task: its interpreter, its metadata and the time spent on it. Tasks fill its inputs — from an
 /// image through ``ImageInput``, or from other tensors (blendshapes and gestures take landmarks) — run it and read
