@@ -41,6 +41,9 @@ final class MaskProjectionTests: XCTestCase {
             let fast = MaskProjection.project(logits: logits, maskWidth: size, maskHeight: size, transform: transform,
                                               imageWidth: width, imageHeight: height)
             let expected = direct(logits, size, transform, width, height)
+            let split = MaskProjection.project(logits: logits, maskWidth: size, maskHeight: size, transform: transform,
+                                               imageWidth: width, imageHeight: height, threads: 2)
+            XCTAssertEqual(split, fast, "two threads' rows are the one thread's")
             XCTAssertEqual(fast.width, width)
             XCTAssertEqual(fast.height, height)
             let worst = zip(fast.float32Data, expected).map { abs($0 - $1) }.max() ?? .infinity

@@ -54,7 +54,7 @@ final class PosePipeline: TaskPipeline {
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
         Self.result(try poses(image, timestampMilliseconds: timestamp), timestampMilliseconds: timestamp ?? 0,
-                    masks: options.outputSegmentationMasks ? maskClock : nil)
+                    masks: options.outputSegmentationMasks ? maskClock : nil, threads: 2)
     }
 
     /// The landmarks now; the segmentation masks, when asked for, later — in live stream beside the next frame, as
@@ -63,17 +63,20 @@ final class PosePipeline: TaskPipeline {
     func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<PoseLandmarkerResult> {
         let poses = try poses(image, timestampMilliseconds: timestamp)
         guard options.outputSegmentationMasks else {
-            return .finished(Self.result(poses, timestampMilliseconds: timestamp, masks: nil))
+            return .finished(Self.result(poses, timestampMilliseconds: timestamp, masks: nil, threads: 1))
         }
         let clock = maskClock
-        return .unfinished { Self.result(poses, timestampMilliseconds: timestamp, masks: clock) }
+        // One thread: the next frame's landmarks have the others.
+        return .unfinished { Self.result(poses, timestampMilliseconds: timestamp, masks: clock, threads: 1) }
     }
 
-    /// The result; with `masks`, the segmentation masks projected (and timed).
+    /// The result; with `masks`, the segmentation masks projected (on up to `threads` threads) and timed.
     private static func result(_ poses: [PoseEstimate], timestampMilliseconds timestamp: Int,
-                               masks: PostprocessingClock?) -> PoseLandmarkerResult {
+                               masks: PostprocessingClock?, threads: Int) -> PoseLandmarkerResult {
         PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
-                             segmentationMasks: masks.map { clock in clock.measure { poses.compactMap { $0.mask?.projected() } } },
+                             segmentationMasks: masks.map { clock in
+                                 clock.measure { poses.compactMap { $0.mask?.projected(threads: threads) } }
+                             },
                              timestampInMilliseconds: timestamp)
     }
 

@@ -13,14 +13,15 @@ enum MaskProjection {
         let imageWidth: Int
         let imageHeight: Int
 
-        func projected() -> Mask {
+        func projected(threads: Int = 1) -> Mask {
             MaskProjection.project(logits: values, maskWidth: width, maskHeight: height, transform: transform,
-                                   imageWidth: imageWidth, imageHeight: imageHeight)
+                                   imageWidth: imageWidth, imageHeight: imageHeight, threads: threads)
         }
     }
 
+    /// `threads`: rows are split between that many threads (at most two).
     static func project(logits: [Float], maskWidth: Int, maskHeight: Int, transform: TensorToImageTransform,
-                        imageWidth: Int, imageHeight: Int) -> Mask {
+                        imageWidth: Int, imageHeight: Int, threads: Int = 1) -> Mask {
         // The probabilities inside a border of zeros one pixel wide: a position within a pixel of the mask reads
         // its four neighbours without a bounds check (the zeros are the outside).
         let stride = maskWidth + 2
@@ -35,23 +36,29 @@ enum MaskProjection {
         let du = Float(step.x * Double(maskWidth)), dv = Float(step.y * Double(maskHeight))
         padded.withUnsafeBufferPointer { mask in
             output.withUnsafeMutableBufferPointer { output in
-                for y in 0..<imageHeight {
-                    // Along a row the mask position moves by a constant step: only the pixels whose position falls
-                    // on the mask (or within a pixel of it) are sampled, the rest stay 0.
-                    let first = map.tensorPoint(imageX: 0.5, imageY: Double(y) + 0.5)
-                    let xs = Self.columns(where: first.x, moves: step.x, staysWithin: maskWidth, imageWidth: imageWidth)
-                        .clamped(to: Self.columns(where: first.y, moves: step.y, staysWithin: maskHeight, imageWidth: imageWidth))
-                    let u0 = Float(first.x) * columns - 0.5, v0 = Float(first.y) * rows - 0.5
-                    let row = y &* imageWidth
-                    for x in xs {
-                        let u = u0 + Float(x) * du, v = v0 + Float(x) * dv
-                        // Beyond one mask pixel outside, all four neighbours are outside: the value stays 0.
-                        guard u > -1, u < columns, v > -1, v < rows else { continue }
-                        let cu = u.rounded(.down), cv = v.rounded(.down)
-                        let i = (Int(cv) &+ 1) &* stride &+ Int(cu) &+ 1
-                        let fu = u - cu, fv = v - cv, gu = 1 - fu, gv = 1 - fv
-                        let top = mask[i] * gu * gv + mask[i &+ 1] * fu * gv
-                        output[row &+ x] = top + mask[i &+ stride] * gu * fv + mask[i &+ stride &+ 1] * fu * fv
+                // Each row writes only its own outputs.
+                let parts = max(1, min(2, threads, imageHeight))
+                let shared = RowsOfOneOutput(mask: mask, output: output)
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let (mask, output) = (shared.mask, shared.output)
+                    for y in (imageHeight * part / parts)..<(imageHeight * (part + 1) / parts) {
+                        // Along a row the mask position moves by a constant step: only the pixels whose position
+                        // falls on the mask (or within a pixel of it) are sampled, the rest stay 0.
+                        let first = map.tensorPoint(imageX: 0.5, imageY: Double(y) + 0.5)
+                        let xs = Self.columns(where: first.x, moves: step.x, staysWithin: maskWidth, imageWidth: imageWidth)
+                            .clamped(to: Self.columns(where: first.y, moves: step.y, staysWithin: maskHeight, imageWidth: imageWidth))
+                        let u0 = Float(first.x) * columns - 0.5, v0 = Float(first.y) * rows - 0.5
+                        let row = y &* imageWidth
+                        for x in xs {
+                            let u = u0 + Float(x) * du, v = v0 + Float(x) * dv
+                            // Beyond one mask pixel outside, all four neighbours are outside: the value stays 0.
+                            guard u > -1, u < columns, v > -1, v < rows else { continue }
+                            let cu = u.rounded(.down), cv = v.rounded(.down)
+                            let i = (Int(cv) &+ 1) &* stride &+ Int(cu) &+ 1
+                            let fu = u - cu, fv = v - cv, gu = 1 - fu, gv = 1 - fv
+                            let top = mask[i] * gu * gv + mask[i &+ 1] * fu * gv
+                            output[row &+ x] = top + mask[i &+ stride] * gu * fv + mask[i &+ stride &+ 1] * fu * fv
+                        }
                     }
                 }
             }
@@ -70,4 +77,10 @@ enum MaskProjection {
         let to = max(0, min(Double(imageWidth), max(a, b).rounded(.up) + 2))
         return Int(from)..<max(Int(from), Int(to))
     }
+}
+
+/// The probabilities and the output, for threads that each write their own rows of it.
+private struct RowsOfOneOutput: @unchecked Sendable {
+    let mask: UnsafeBufferPointer<Float>
+    let output: UnsafeMutableBufferPointer<Float>
 }
