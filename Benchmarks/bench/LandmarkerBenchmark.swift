@@ -286,7 +286,9 @@ enum LandmarkerBenchmark {
         landmarker.waitUntilIdle()
         let after = landmarker.stages
         let n = Double(max(frameCount, 1))
-        for ((name, a), (_, b)) in zip(before, after) {
+        // By name: a stage that had not run yet (pose masks in video mode) is missing from `before`.
+        for (name, b) in after {
+            let a = before.first { $0.0 == name }?.1 ?? StageTimings()
             let calls = b.calls - a.calls
             print(String(format: "  %-11@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
                          (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n))
