@@ -123,22 +123,14 @@ final class FaceLandmarkerAPITests: XCTestCase {
         }
     }
 
-    /// Collects live-stream answers; `answered` is signalled once per frame.
-    final class Collector: FaceLandmarkerLiveStreamDelegate, @unchecked Sendable {
-        let answered = DispatchSemaphore(value: 0)
-        let lock = NSLock()
-        var results: [Int: FaceLandmarkerResult] = [:]
-        var failures: [String] = []
+    final class Answers: FaceLandmarkerLiveStreamDelegate, Sendable {
+        let answers = LiveStreamAnswers<FaceLandmarkerResult>()
         func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
                             timestampInMilliseconds: Int, error: (any Error)?) {
-            lock.lock()
-            if let result { results[timestampInMilliseconds] = result } else { failures.append("\(timestampInMilliseconds): \(String(describing: error))") }
-            lock.unlock()
-            answered.signal()
+            answers.finished(result, timestamp: timestampInMilliseconds, error: error)
         }
         func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-            lock.lock(); failures.append("\(timestamp): dropped"); lock.unlock()
-            answered.signal()
+            answers.dropped(timestamp: timestamp)
         }
     }
 
@@ -146,27 +138,18 @@ final class FaceLandmarkerAPITests: XCTestCase {
     /// moved on to the next frame; fed one frame per answer (nothing dropped), the results are video mode's,
     /// value for value — the stages read only their frame's landmarks.
     func testLiveStreamFinishesFramesAsVideoModeDoes() throws {
-        let frames = 15
-        var decoded: [(image: MPImage, timestamp: Int)] = []
-        let decoder = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/face_head_turning.mp4").path)
-        while decoded.count < frames, let frame = try decoder.nextFrame() { decoded.append((frame.image, frame.timestampMs)) }
-        XCTAssertEqual(decoded.count, frames)
+        let decoded = try videoFrames("face_head_turning.mp4", count: 15)
         let video = options(), live = options()
         for o in [video, live] { o.outputFaceBlendshapes = true; o.outputFacialTransformationMatrixes = true }
         video.runningMode = .video
         live.runningMode = .liveStream
-        let collector = Collector()
-        live.faceLandmarkerLiveStreamDelegate = collector
+        let delegate = Answers()
+        live.faceLandmarkerLiveStreamDelegate = delegate
         let videoLandmarker = try FaceLandmarker(options: video), liveLandmarker = try FaceLandmarker(options: live)
-        for frame in decoded {
-            try liveLandmarker.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestamp)
-            XCTAssertEqual(collector.answered.wait(timeout: .now() + 60), .success, "no answer for \(frame.timestamp)")
-        }
-        collector.lock.lock(); defer { collector.lock.unlock() }
-        XCTAssertEqual(collector.failures, [])
+        let results = try delegate.answers.feed(decoded) { try liveLandmarker.detectAsync(image: $0, timestampInMilliseconds: $1) }
         for frame in decoded {
             let expected = try videoLandmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
-            let result = try XCTUnwrap(collector.results[frame.timestamp])
+            let result = try XCTUnwrap(results[frame.timestamp])
             XCTAssertEqual(expected.faceLandmarks.count, 1, "\(frame.timestamp)")
             XCTAssertEqual(result.faceLandmarks, expected.faceLandmarks, "\(frame.timestamp)")
             XCTAssertEqual(result.faceBlendshapes, expected.faceBlendshapes, "\(frame.timestamp)")

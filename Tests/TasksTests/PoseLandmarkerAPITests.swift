@@ -272,47 +272,31 @@ extension PoseLandmarkerAPITests {
 }
 
 extension PoseLandmarkerAPITests {
-    /// Collects live-stream answers; `answered` is signalled once per frame.
-    final class Collector: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
-        let answered = DispatchSemaphore(value: 0)
-        let lock = NSLock()
-        var results: [Int: PoseLandmarkerResult] = [:]
-        var failures: [String] = []
+    final class Answers: PoseLandmarkerLiveStreamDelegate, Sendable {
+        let answers = LiveStreamAnswers<PoseLandmarkerResult>()
         func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
                             timestampInMilliseconds: Int, error: (any Error)?) {
-            lock.lock()
-            if let result { results[timestampInMilliseconds] = result } else { failures.append("\(timestampInMilliseconds): \(String(describing: error))") }
-            lock.unlock()
-            answered.signal()
+            answers.finished(result, timestamp: timestampInMilliseconds, error: error)
         }
         func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-            lock.lock(); failures.append("\(timestamp): dropped"); lock.unlock()
-            answered.signal()
+            answers.dropped(timestamp: timestamp)
         }
     }
 
     /// In live stream the segmentation masks are projected on the delivery queue, after the pipeline has moved on
     /// to the next frame; fed one frame per answer (nothing dropped), the results are video mode's, value for value.
     func testLiveStreamProjectsMasksAsVideoModeDoes() throws {
-        var decoded: [(image: MPImage, timestamp: Int)] = []
-        let decoder = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path)
-        while decoded.count < 6, let frame = try decoder.nextFrame() { decoded.append((frame.image, frame.timestampMs)) }
+        let decoded = try videoFrames("full_body_juggle.mp4", count: 6)
         let video = options(.video), live = options(.liveStream)
         video.outputSegmentationMasks = true
         live.outputSegmentationMasks = true
-        let collector = Collector()
-        live.poseLandmarkerLiveStreamDelegate = collector
+        let delegate = Answers()
+        live.poseLandmarkerLiveStreamDelegate = delegate
         let videoLandmarker = try PoseLandmarker(options: video), liveLandmarker = try PoseLandmarker(options: live)
-        for frame in decoded {
-            try liveLandmarker.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestamp)
-            XCTAssertEqual(collector.answered.wait(timeout: .now() + 60), .success, "no answer for \(frame.timestamp)")
-        }
-        collector.lock.lock(); defer { collector.lock.unlock() }
-        XCTAssertEqual(collector.failures, [])
-        XCTAssertEqual(decoded.count, 6)
+        let results = try delegate.answers.feed(decoded) { try liveLandmarker.detectAsync(image: $0, timestampInMilliseconds: $1) }
         for frame in decoded {
             let expected = try videoLandmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
-            let result = try XCTUnwrap(collector.results[frame.timestamp])
+            let result = try XCTUnwrap(results[frame.timestamp])
             XCTAssertEqual(expected.segmentationMasks?.count, 1, "\(frame.timestamp)")
             XCTAssertEqual(result.landmarks, expected.landmarks, "\(frame.timestamp)")
             XCTAssertEqual(result.worldLandmarks, expected.worldLandmarks, "\(frame.timestamp)")
