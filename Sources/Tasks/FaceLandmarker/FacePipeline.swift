@@ -148,36 +148,34 @@ struct FaceEstimate: TrackedEstimate {
 /// stream they run beside the next frame's landmarks, as in MediaPipe's graph, whose flow limiter waits for the
 /// landmarks stream alone.
 final class FaceResultStages: Sendable {
-    private struct State {
-        let blendshapes: FaceBlendshapes?
-        let geometry: FaceGeometry?
-        /// Time in the geometry pipeline (as post-processing), and its calls.
-        var geometryTimings = StageTimings()
-    }
-
-    private let state: Mutex<State>
+    /// The blendshape model's interpreter: one frame at a time.
+    private let blendshapes: Mutex<FaceBlendshapes?>
+    private let geometry: FaceGeometry?
+    /// Time in the geometry pipeline (as post-processing), and its calls.
+    private let geometryClock = PostprocessingClock()
 
     init(blendshapes: sending FaceBlendshapes?, geometry: FaceGeometry?) {
-        state = Mutex(State(blendshapes: blendshapes, geometry: geometry))
+        self.blendshapes = Mutex(blendshapes)
+        self.geometry = geometry
     }
 
     var timings: (blendshapes: StageTimings?, geometry: StageTimings?) {
-        state.withLock { ($0.blendshapes?.runner.timings, $0.geometry != nil ? $0.geometryTimings : nil) }
+        (blendshapes.withLock { $0?.runner.timings }, geometry != nil ? geometryClock.value : nil)
     }
 
     func result(for faces: [[NormalizedLandmark]], imageWidth: Int, imageHeight: Int,
                 timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> FaceLandmarkerResult {
-        try state.withLock { (state) throws(VisionTaskError) -> FaceLandmarkerResult in
-            // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
-            // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
+        // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
+        // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
+        let scores = try blendshapes.withLock { (blendshapes) throws(VisionTaskError) -> [Classifications] in
+            guard let blendshapes else { return [] }
             var scores: [Classifications] = []
-            if let blendshapes = state.blendshapes {
-                for face in faces { scores.append(try blendshapes.scores(face, imageWidth: imageWidth, imageHeight: imageHeight)) }
-            }
-            var matrixes: [TransformMatrix] = []
-            if let geometry = state.geometry {
-                let start = now()
-                defer { state.geometryTimings.postprocessing += Double(now() - start) / 1e6; state.geometryTimings.calls += 1 }
+            for face in faces { scores.append(try blendshapes.scores(face, imageWidth: imageWidth, imageHeight: imageHeight)) }
+            return scores
+        }
+        var matrixes: [TransformMatrix] = []
+        if let geometry {
+            try geometryClock.measure { () throws(VisionTaskError) in
                 for face in faces {
                     let points = face.map { SIMD3($0.x, $0.y, $0.z) }
                     // MediaPipe leaves out the matrix of a face collapsed to a point (the list is then shorter), and
@@ -191,8 +189,8 @@ final class FaceResultStages: Sendable {
                     }
                 }
             }
-            return FaceLandmarkerResult(faceLandmarks: faces, faceBlendshapes: scores, facialTransformationMatrixes: matrixes,
-                                        timestampInMilliseconds: timestamp)
         }
+        return FaceLandmarkerResult(faceLandmarks: faces, faceBlendshapes: scores, facialTransformationMatrixes: matrixes,
+                                    timestampInMilliseconds: timestamp)
     }
 }

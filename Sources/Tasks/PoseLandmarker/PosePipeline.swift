@@ -54,7 +54,7 @@ final class PosePipeline: TaskPipeline {
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {
         Self.result(try poses(image, timestampMilliseconds: timestamp), timestampMilliseconds: timestamp ?? 0,
-                    masks: options.outputSegmentationMasks ? maskClock : nil, threads: 2)
+                    masks: options.outputSegmentationMasks ? maskClock : nil, threads: options.baseOptions.numThreads ?? 2)
     }
 
     /// The landmarks now; the segmentation masks, when asked for, later — in live stream beside the next frame, as
