@@ -170,9 +170,8 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
             // Queued under the lock: a frame dropped from here on is answered behind this frame's outcome.
             next = admission.withLock { state in
                 state.undelivered += 1
-                var taken: [DropNotice] = []
-                swap(&taken, &state.drops)
-                let drops = taken
+                let drops = state.drops
+                state.drops = []
                 deliveryQueue.async { [self] in
                     let outcome: LiveStreamOutcome<Pipeline.Result>
                     do throws(VisionTaskError) {
