@@ -8,12 +8,23 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 typedef struct {
     struct jpeg_error_mgr base;
     jmp_buf escape;
     char *message;
+    /// Whether warnings that mean lost image data end the decode (VT_JPEG_DAMAGED) instead of being decoded past.
+    int strict;
+    /// Set when such a warning ended the decode.
+    int damaged;
+    struct jpeg_progress_mgr progress;
 } error_manager;
+
+/// A progressive JPEG has about ten scans; every scan is a pass over the whole coefficient buffer, so a small file
+/// with thousands of tiny scans costs minutes. 500 is libjpeg-turbo's own limit in its fuzzers and TurboJPEG's
+/// TJPARAM_SCANLIMIT advice.
+enum { maximum_scan_count = 500 };
 
 static void on_error(j_common_ptr info) {
     error_manager *errors = (error_manager *)info->err;
@@ -21,20 +32,65 @@ static void on_error(j_common_ptr info) {
     longjmp(errors->escape, 1);
 }
 
+/// The warnings after which libjpeg goes on with made-up data: the entropy-coded data ended early (the rest of the
+/// image is filled as if its coefficients were zero) or could not be decoded (blocks up to the next restart marker
+/// are lost). Other warnings (extraneous bytes between markers, an unknown JFIF revision, an odd progression script,
+/// a bad ICC chunk) leave the decoded pixels intact; real cameras write some of them.
+static const char *damage_kind(int code) {
+    switch (code) {
+    case JWRN_JPEG_EOF: return "truncated: premature end of JPEG data";
+    case JWRN_HIT_MARKER: return "truncated scan: a marker where entropy-coded data should be";
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE: return "corrupt entropy-coded data";
+    case JWRN_MUST_RESYNC: return "corrupt entropy-coded data: lost restart marker sync";
+    default: return NULL;
+    }
+}
+
 static void on_message(j_common_ptr info, int level) {
-    (void)info;
-    (void)level;  // warnings (corrupt-but-decodable data) are not fatal, and never printed
+    error_manager *errors = (error_manager *)info->err;
+    if (level >= 0 || !errors->strict) return;  // trace messages, and warnings a lenient caller accepted
+    const char *kind = damage_kind(info->err->msg_code);
+    if (!kind) return;
+    errors->damaged = 1;
+    if (errors->message) {
+        char text[JMSG_LENGTH_MAX];
+        (*info->err->format_message)(info, text);
+        snprintf(errors->message, 200, "%s (libjpeg: %s)", kind, text);
+    }
+    longjmp(errors->escape, 1);
 }
 
 static void on_output_message(j_common_ptr info) { (void)info; }
 
+/// Called by libjpeg between rows and scans: refuses a scan count no real image has (see maximum_scan_count).
+static void on_progress(j_common_ptr info) {
+    if (!info->is_decompressor) return;
+    j_decompress_ptr decompress = (j_decompress_ptr)info;
+    if (decompress->input_scan_number > maximum_scan_count) {
+        error_manager *errors = (error_manager *)info->err;
+        if (errors->message)
+            snprintf(errors->message, 200, "more than %d scans (%d): refused as a denial of service", maximum_scan_count,
+                     decompress->input_scan_number);
+        longjmp(errors->escape, 1);
+    }
+}
+
+/// Hooks the scan limit in; after jpeg_create_decompress, which clears the progress pointer.
+static void install_progress(struct jpeg_decompress_struct *info, error_manager *errors) {
+    errors->progress.progress_monitor = on_progress;
+    info->progress = &errors->progress;
+}
+
 /// libjpeg's standard error manager with the exits above, messages into `message` (may be NULL).
-static struct jpeg_error_mgr *install_errors(error_manager *errors, char *message) {
+static struct jpeg_error_mgr *install_errors(error_manager *errors, char *message, int strict) {
     struct jpeg_error_mgr *base = jpeg_std_error(&errors->base);
     errors->base.error_exit = on_error;
     errors->base.emit_message = on_message;
     errors->base.output_message = on_output_message;
     errors->message = message;
+    errors->strict = strict;
+    errors->damaged = 0;
     return base;
 }
 
@@ -57,7 +113,7 @@ int vt_jpeg_read_size(const uint8_t *data, size_t length, uint32_t *width, uint3
     struct jpeg_decompress_struct info;
     error_manager errors;
     memset(&info, 0, sizeof info);
-    info.err = install_errors(&errors, message);
+    info.err = install_errors(&errors, message, 0);
     if (setjmp(errors.escape)) {
         jpeg_destroy_decompress(&info);
         return VT_JPEG_CORRUPT;
@@ -71,7 +127,7 @@ int vt_jpeg_read_size(const uint8_t *data, size_t length, uint32_t *width, uint3
     return VT_JPEG_OK;
 }
 
-int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_image *out) {
+int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, int strict, vt_jpeg_image *out) {
     struct jpeg_decompress_struct info;
     error_manager errors;
     // volatile: these change between setjmp and a possible longjmp and are read after it.
@@ -79,14 +135,15 @@ int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_j
     uint8_t *volatile exif = NULL;
     memset(&info, 0, sizeof info);
     memset(out, 0, sizeof *out);
-    info.err = install_errors(&errors, out->message);
+    info.err = install_errors(&errors, out->message, strict);
     if (setjmp(errors.escape)) {
         free(pixels);
         free(exif);
         jpeg_destroy_decompress(&info);
-        return VT_JPEG_CORRUPT;
+        return ((volatile error_manager *)&errors)->damaged ? VT_JPEG_DAMAGED : VT_JPEG_CORRUPT;
     }
     jpeg_create_decompress(&info);
+    install_progress(&info, &errors);
     jpeg_mem_src(&info, data, (unsigned long)length);
     jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&info, TRUE);
@@ -98,6 +155,13 @@ int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_j
     exif = copy_exif(&info, &out->exif_length);
     info.out_color_space = JCS_RGB;
     jpeg_start_decompress(&info);
+    // No scaling is asked for, so the output is the header's size; checked again because the allocation trusts it.
+    if ((uint64_t)info.output_width * (uint64_t)info.output_height > max_pixels) {
+        snprintf(out->message, sizeof out->message, "%u x %u pixels is above the limit", info.output_width, info.output_height);
+        free(exif);
+        jpeg_destroy_decompress(&info);
+        return VT_JPEG_TOO_LARGE;
+    }
     const size_t row_bytes = (size_t)info.output_width * 3;
     pixels = malloc(row_bytes * info.output_height + 1);
     if (!pixels) {
@@ -147,18 +211,21 @@ void vt_jpeg_free_coefficients(vt_jpeg_coefficients *coefficients) {
     }
 }
 
-int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_coefficients *out) {
+int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_pixels, int strict,
+                              vt_jpeg_coefficients *out) {
     memset(out, 0, sizeof *out);
     coefficient_owner *owner = calloc(1, sizeof *owner);
     if (!owner) return VT_JPEG_NO_MEMORY;
     out->owner = owner;
     struct jpeg_decompress_struct *info = &owner->info;
-    info->err = install_errors(&owner->errors, out->message);
+    info->err = install_errors(&owner->errors, out->message, strict);
     if (setjmp(owner->errors.escape)) {
+        const int damaged = owner->errors.damaged;  // read before the owner is freed
         vt_jpeg_free_coefficients(out);
-        return VT_JPEG_CORRUPT;
+        return damaged ? VT_JPEG_DAMAGED : VT_JPEG_CORRUPT;
     }
     jpeg_create_decompress(info);
+    install_progress(info, &owner->errors);
     jpeg_mem_src(info, data, (unsigned long)length);
     jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(info, TRUE);

@@ -1,6 +1,21 @@
 import CVisionTasksJPEGDecoder
 import CVisionTasksPNG
 
+/// How image decoding treats damaged data.
+public struct ImageDecodingOptions: Sendable, Equatable {
+    /// Whether a JPEG whose entropy-coded data is truncated or corrupt (libjpeg's "premature end of JPEG file",
+    /// "bad Huffman code", "premature end of data segment", lost restart markers) decodes anyway, as libjpeg and
+    /// stb_image decode past it: blocks after the damage come out flat or garbled. Off by default, when such a JPEG
+    /// throws ``ImageError/corrupt(format:message:)`` with a message that names the damage ("truncated: premature
+    /// end of JPEG data …"): a half-written or half-downloaded photo would otherwise give silently wrong results.
+    /// Damage that leaves every code valid (flipped bits inside the data) cannot be detected: JPEG has no checksum.
+    public var acceptsDamagedJPEGData: Bool
+
+    public init(acceptsDamagedJPEGData: Bool = false) {
+        self.acceptsDamagedJPEGData = acceptsDamagedJPEGData
+    }
+}
+
 /// PNG (libpng's simplified API, which reports errors in its control structure instead of jumping) and JPEG
 /// (libjpeg-turbo's entropy decoder behind `vt_jpeg_read_coefficients`, whose error exits land inside C, finished
 /// as MediaPipe's stb_image finishes it: `StbImageJPEGReconstruction`) decoding.
@@ -15,9 +30,9 @@ enum ImageDecoder {
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    static func decode(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
+    static func decode(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
         if bytes.count >= 8, Array(bytes[0..<8]) == pngSignature { return try decodePNG(bytes) }
-        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return try decodeJPEG(bytes) }
+        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return try decodeJPEG(bytes, options: options) }
         throw .unknownFormat
     }
 
@@ -45,10 +60,16 @@ enum ImageDecoder {
         let hasAlpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
         image.format = hasAlpha ? PNGFormat.rgba : PNGFormat.rgb
         let format: PixelFormat = hasAlpha ? .rgba8 : .rgb8
-        let rowBytes = width * format.bytesPerPixel
-        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        // Within the pixel budget these cannot overflow today; checked so that raising the budget cannot make them.
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: format.bytesPerPixel)
+        let (byteCount, countOverflow) = rowBytes.multipliedReportingOverflow(by: height)
+        guard !rowOverflow, !countOverflow, let rowStride = Int32(exactly: rowBytes) else {
+            png_image_free(&image)
+            throw .unsupportedSize(width: width, height: height)
+        }
+        var pixels = [UInt8](repeating: 0, count: byteCount)
         let finished = pixels.withUnsafeMutableBytes { out in
-            png_image_finish_read(&image, nil, out.baseAddress, Int32(rowBytes), nil)
+            png_image_finish_read(&image, nil, out.baseAddress, rowStride, nil)
         }
         guard finished != 0 else {
             let text = message(image)
@@ -61,16 +82,17 @@ enum ImageDecoder {
 
     /// MediaPipe's pixels for a JPEG: stb_image's reconstruction over libjpeg-turbo's coefficients; libjpeg-turbo's
     /// own decode for what stb would not read (12-bit samples, two components, fractional sampling ratios).
-    static func decodeJPEG(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
+    static func decodeJPEG(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
         var coefficients = vt_jpeg_coefficients()
+        let strict: Int32 = options.acceptsDamagedJPEGData ? 0 : 1
         let status = bytes.withUnsafeBufferPointer {
-            vt_jpeg_read_coefficients($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), &coefficients)
+            vt_jpeg_read_coefficients($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), strict, &coefficients)
         }
         defer { vt_jpeg_free_coefficients(&coefficients) }
-        if Int(status) == VT_JPEG_UNSUPPORTED { return try decodeJPEGWithLibjpeg(bytes) }
+        if Int(status) == VT_JPEG_UNSUPPORTED { return try decodeJPEGWithLibjpeg(bytes, options: options) }
         try check(status, message: coefficients.message, bytes)
         let width = Int(coefficients.width), height = Int(coefficients.height)
-        guard width > 0, height > 0 else { throw .unsupportedSize(width: width, height: height) }
+        guard MPImage.isSupported(width: width, height: height) else { throw .unsupportedSize(width: width, height: height) }
         let count = Int(coefficients.component_count)
         let components = withUnsafeBytes(of: coefficients.components) { raw in
             raw.bindMemory(to: vt_jpeg_component.self).prefix(count).map { c in
@@ -84,21 +106,25 @@ enum ImageDecoder {
         let reconstruction = StbImageJPEGReconstruction(width: width, height: height, components: components,
                                                          sawJFIF: coefficients.saw_jfif != 0,
                                                          adobeTransform: Int(coefficients.adobe_transform))
-        guard reconstruction.isSupported else { return try decodeJPEGWithLibjpeg(bytes) }
+        guard reconstruction.isSupported else { return try decodeJPEGWithLibjpeg(bytes, options: options) }
         return Decoded(width: width, height: height, format: .rgb8, pixels: reconstruction.rgbPixels(),
                        exifOrientation: orientation(coefficients.exif, coefficients.exif_length))
     }
 
     /// libjpeg-turbo's complete decode (islow IDCT, fancy upsampling), for JPEGs stb_image would not read.
-    static func decodeJPEGWithLibjpeg(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
+    static func decodeJPEGWithLibjpeg(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
         var image = vt_jpeg_image()
+        let strict: Int32 = options.acceptsDamagedJPEGData ? 0 : 1
         let status = bytes.withUnsafeBufferPointer {
-            vt_jpeg_decode($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), &image)
+            vt_jpeg_decode($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), strict, &image)
         }
         defer { vt_jpeg_free(&image) }
         try check(status, message: image.message, bytes)
         let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0, let base = image.pixels else { throw .unsupportedSize(width: width, height: height) }
+        // The C side allocated width × height × 3 bytes after the same budget check.
+        guard MPImage.isSupported(width: width, height: height), let base = image.pixels else {
+            throw .unsupportedSize(width: width, height: height)
+        }
         let pixels = Array(UnsafeBufferPointer(start: base, count: width * height * 3))
         return Decoded(width: width, height: height, format: .rgb8, pixels: pixels,
                        exifOrientation: orientation(image.exif, image.exif_length))
@@ -124,7 +150,8 @@ enum ImageDecoder {
     }
 }
 
-/// Reads the orientation tag (0x0112) from an APP1 "Exif\0\0" segment's TIFF structure, bounds-checked.
+/// Reads the orientation tag (0x0112) from an APP1 "Exif\0\0" segment's TIFF structure, bounds-checked: a
+/// damaged or hostile segment gives nil, never a read outside it.
 enum EXIF {
     static func orientation(_ segment: [UInt8]) -> Int? {
         guard segment.count >= 14, Array(segment[0..<6]) == Array("Exif\0\0".utf8) else { return nil }
@@ -143,7 +170,10 @@ enum EXIF {
             guard let high = u16(little ? at + 2 : at), let low = u16(little ? at : at + 2) else { return nil }
             return high << 16 | low
         }
-        guard u16(tiff + 2) == 42, let ifd = u32(tiff + 4), let count = u16(tiff + ifd) else { return nil }
+        // The IFD offset is a file's UInt32 (up to 2^32 − 1): refused past the segment (at most 65,533 bytes, an APP1
+        // marker's length) before it is added to anything, so every position below stays small.
+        guard u16(tiff + 2) == 42, let ifd = u32(tiff + 4), ifd <= segment.count - tiff,
+              let count = u16(tiff + ifd) else { return nil }
         for entry in 0..<count {
             let at = tiff + ifd + 2 + entry * 12
             guard let tag = u16(at) else { return nil }

@@ -149,19 +149,20 @@ public struct MPImage: Sendable {
     }
 
     /// Decodes a PNG or JPEG file. JPEG pixels are MediaPipe's own (its Python API decodes with stb_image; see
-    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two.
-    public init(contentsOfFile path: String, orientation: ImageOrientation = .up) throws(ImageError) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .fileUnreadable(path: path, reason: (error as NSError).localizedDescription)
-        }
-        try self.init(encoded: [UInt8](data), orientation: orientation)
+    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two. Only regular files are
+    /// read: a FIFO, device or directory is ``ImageError/fileUnreadable(path:reason:)`` at once, never a wait.
+    public init(contentsOfFile path: String, orientation: ImageOrientation = .up,
+                decodingOptions: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) {
+        let bytes = try RegularFile.contents(atPath: path)
+        try self.init(encoded: bytes, orientation: orientation, decodingOptions: decodingOptions)
     }
 
-    /// Decodes PNG or JPEG bytes (sniffed by signature).
-    public init(encoded bytes: [UInt8], orientation: ImageOrientation = .up) throws(ImageError) {
+    /// Decodes PNG or JPEG bytes (sniffed by signature). A truncated or corrupt JPEG scan throws unless
+    /// `decodingOptions` accepts damaged data.
+    public init(encoded bytes: [UInt8], orientation: ImageOrientation = .up,
+                decodingOptions: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) {
         guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }
-        let decoded = try ImageDecoder.decode(bytes)
+        let decoded = try ImageDecoder.decode(bytes, options: decodingOptions)
         try self.init(width: decoded.width, height: decoded.height, format: decoded.format,
                       planes: [Plane(bytes: decoded.pixels, offset: 0, rowStride: decoded.width * decoded.format.bytesPerPixel)],
                       orientation: orientation, exifOrientation: decoded.exifOrientation)

@@ -11,6 +11,7 @@ enum {
     VT_JPEG_TOO_LARGE = 2,    /* header dimensions above max_pixels */
     VT_JPEG_NO_MEMORY = 3,
     VT_JPEG_UNSUPPORTED = 4,  /* vt_jpeg_read_coefficients only: not 8-bit, or not 1, 3 or 4 components */
+    VT_JPEG_DAMAGED = 5,      /* strict only: the entropy-coded data is truncated or corrupt; message names which */
 };
 
 /// Decoded JPEG: tightly packed RGB8 rows, owned by the caller after success (free with vt_jpeg_free).
@@ -25,9 +26,12 @@ typedef struct {
 } vt_jpeg_image;
 
 /// Decodes JPEG bytes to RGB. libjpeg's fatal errors longjmp back inside this C function, never across the
-/// caller's frames, and warnings are ignored. Images with more than max_pixels pixels are refused before any
-/// pixel memory is allocated.
-int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_image *out);
+/// caller's frames. With strict non-zero, the warnings that mean lost image data (premature end of the data, a bad
+/// Huffman or arithmetic code, a lost restart marker) end the decode with VT_JPEG_DAMAGED; with strict zero they
+/// are decoded past as libjpeg does (missing blocks come out flat). Other warnings are ignored, never printed.
+/// Images with more than max_pixels pixels are refused before any pixel memory is allocated, and files with more
+/// than 500 scans are refused (VT_JPEG_CORRUPT) before they cost a pass per scan.
+int vt_jpeg_decode(const uint8_t *data, size_t length, uint64_t max_pixels, int strict, vt_jpeg_image *out);
 
 /// Reads only the header: width and height, or an error code.
 int vt_jpeg_read_size(const uint8_t *data, size_t length, uint32_t *width, uint32_t *height, char message[200]);
@@ -66,7 +70,8 @@ typedef struct {
 
 /// Entropy-decodes JPEG bytes (baseline, progressive, arithmetic; libjpeg-turbo) into quantized coefficients. Same
 /// error handling and size limit as vt_jpeg_decode; VT_JPEG_UNSUPPORTED leaves nothing to free.
-int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_pixels, vt_jpeg_coefficients *out);
+int vt_jpeg_read_coefficients(const uint8_t *data, size_t length, uint64_t max_pixels, int strict,
+                              vt_jpeg_coefficients *out);
 
 void vt_jpeg_free_coefficients(vt_jpeg_coefficients *coefficients);
 
