@@ -18,11 +18,15 @@ import Darwin
 /// that parses — and only then renamed over the model's file. Whatever fails, the partial file is removed and the
 /// model already in the cache, if any, stays as it was.
 ///
+/// The conditions bound it: more than `maximumModelSize` bytes (announced, or counted as they come) and more than
+/// `timeLimit` seconds in all end it with a typed error, and each redirect must pass ``RedirectPolicy``.
+///
 /// URLSession calls the delegate on one serial queue, in order; `state` is locked all the same, because the
 /// progress' cancellation handler runs on whichever thread cancels it.
 final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
     private let name: String
     private let source: ModelSources.Resolved
+    private let conditions: ModelDownloadConditions
     private let cache: ModelCache
     private let progress: Progress
     private let finish: @Sendable (Result<Void, ModelDownloadError>) -> Void
@@ -42,11 +46,12 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     init(
-        name: String, source: ModelSources.Resolved, cache: ModelCache, progress: Progress,
-        finish: @escaping @Sendable (Result<Void, ModelDownloadError>) -> Void
+        name: String, source: ModelSources.Resolved, conditions: ModelDownloadConditions, cache: ModelCache,
+        progress: Progress, finish: @escaping @Sendable (Result<Void, ModelDownloadError>) -> Void
     ) {
         self.name = name
         self.source = source
+        self.conditions = conditions
         self.cache = cache
         self.progress = progress
         self.finish = finish
@@ -57,7 +62,9 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        // Time-out between bytes, not for the whole file: a slow link may take long, a silent one fails.
+        // Time-out between bytes: a silent server fails within a minute. The whole transfer is bounded by the
+        // conditions' time limit, enforced below by a timer of our own (swift-corelibs-foundation's
+        // timeoutIntervalForResource is not relied upon), which a server trickling a byte at a time cannot defer.
         configuration.timeoutIntervalForRequest = 60
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -66,6 +73,9 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         let task = session.dataTask(with: URLRequest(url: source.url))
         state.withLock { $0.task = task }
         progress.cancellationHandler = { [weak self] in self?.stop(.cancelled) }
+        let limit = conditions.timeLimit
+        // The session holds the delegate only while the task runs; a timer that fires later finds nothing to stop.
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in self?.stop(.timedOut(limit: limit)) }
         task.resume()
         session.finishTasksAndInvalidate()
         // A progress cancelled before its handler was set.
@@ -93,6 +103,10 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.allow)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status == 200 else { return stop(.httpStatus(status)) }
+        // Refused before a byte of the body is read or a file is created.
+        if response.expectedContentLength > conditions.maximumModelSize {
+            return stop(.modelTooLarge(limit: conditions.maximumModelSize, announced: response.expectedContentLength))
+        }
         let partial: (path: String, descriptor: Int32)
         do { partial = try cache.createPartialFile(for: name) } catch { return stop(error) }
         let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
@@ -114,6 +128,10 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let outcome = state.withLock { state -> Result<Int64, ModelDownloadError>? in
             guard state.failure == nil, let partial = state.partial else { return nil }
+            // Counted before writing, as a subtraction that cannot overflow: the file never holds more than the limit.
+            if Int64(data.count) > conditions.maximumModelSize - state.received {
+                return .failure(.modelTooLarge(limit: conditions.maximumModelSize, announced: nil))
+            }
             if let expected = state.expected, state.received + Int64(data.count) > expected {
                 return .failure(.network("the server sent more than the \(expected) bytes it announced"))
             }
@@ -135,10 +153,17 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // A redirect must keep to the same rule as the source's URL: no HTTPS model is fetched over plain HTTP.
+        // A redirect must keep to the same rule as the source's URL (HTTPS, plain HTTP only to this machine), then to
+        // the redirect rules against both the source and the hop it comes from.
         guard let url = request.url, ModelSources.isAllowed(url) else {
             completionHandler(nil)
             return stop(.insecureURL(request.url?.absoluteString ?? "a redirect without a URL"))
+        }
+        for origin in [source.url, response.url ?? task.currentRequest?.url ?? source.url] {
+            if let reason = RedirectPolicy.refusal(from: origin, to: url) {
+                completionHandler(nil)
+                return stop(.redirectRefused(from: origin.absoluteString, to: url.absoluteString, reason: reason))
+            }
         }
         completionHandler(request)
     }

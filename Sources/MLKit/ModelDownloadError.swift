@@ -29,6 +29,21 @@ public enum ModelDownloadError: Error, Equatable, Sendable, CustomStringConverti
     case fileSystem(String)
     /// `deleteDownloadedModel` of a model that is not downloaded.
     case notDownloaded(name: String)
+    /// The model is larger than the download's ``ModelDownloadConditions/maximumModelSize`` (`limit` bytes): the
+    /// server announced `announced` bytes (refused before the body is read), or nil when it announced no length and
+    /// sent more than the limit (the download stops at the first byte past it).
+    case modelTooLarge(limit: Int64, announced: Int64?)
+    /// The download took longer than its ``ModelDownloadConditions/timeLimit`` (`limit` seconds, the whole transfer
+    /// from the request to the last byte).
+    case timedOut(limit: TimeInterval)
+    /// A redirect the rules refuse (see ``ModelManager``): from HTTPS to plain HTTP, or to this machine or a private
+    /// network from a source that is not there itself.
+    case redirectRefused(from: String, to: String, reason: String)
+    /// The cache folder or a file in it is not safe to use: a folder owned by another user or writable by others, a
+    /// model file that is a symbolic link or not a regular file.
+    case unsafeCache(path: String, reason: String)
+    /// Download conditions that cannot be met: a maximum size or a time limit that is not positive (or not finite).
+    case invalidConditions(String)
 
     public var description: String {
         switch self {
@@ -46,6 +61,13 @@ public enum ModelDownloadError: Error, Equatable, Sendable, CustomStringConverti
         case .cancelled: return "the download was cancelled"
         case let .fileSystem(reason): return "the model cache: \(reason)"
         case let .notDownloaded(name): return "the remote model '\(name)' is not downloaded"
+        case let .modelTooLarge(limit, announced):
+            return (announced.map { "the server announced \($0) bytes, " } ?? "the server sent more bytes than the limit, ")
+                + "more than the download's maximumModelSize of \(limit) bytes"
+        case let .timedOut(limit): return "the download took longer than its timeLimit of \(limit) seconds"
+        case let .redirectRefused(from, to, reason): return "refused the redirect from \(from) to \(to): \(reason)"
+        case let .unsafeCache(path, reason): return "the model cache is unsafe: \(path) \(reason)"
+        case let .invalidConditions(reason): return "invalid download conditions: \(reason)"
         }
     }
 }

@@ -22,7 +22,15 @@ import Darwin
 /// file.
 ///
 /// Only `https` URLs are accepted, also after a redirect; plain `http` only to 127.0.0.1, ::1 or localhost (for
-/// tests and local mirrors).
+/// tests and local mirrors). A redirect never goes from HTTPS to HTTP, and goes to this machine or a private network
+/// only from a source there (``ModelDownloadError/redirectRefused(from:to:reason:)``).
+///
+/// A download is bounded by its conditions' ``ModelDownloadConditions/maximumModelSize`` (512 MiB by default) and
+/// ``ModelDownloadConditions/timeLimit`` (30 minutes by default). The cache folder is created 0700 and refused when
+/// another user owns it or others may write in it; a model file there that is a symbolic link is refused, not
+/// followed (``ModelDownloadError/unsafeCache(path:reason:)``). A stored model is hashed again each time it is
+/// loaded or asked for by ``download(_:conditions:)``: a file whose bytes no longer have the source's SHA-256 is
+/// removed and downloaded again, as ML Kit fetches a model it does not have.
 ///
 /// Outcomes are posted on `NotificationCenter.default`, from a background thread, as ML Kit does:
 /// `.mlkitModelDownloadDidSucceed` and `.mlkitModelDownloadDidFail`, whose `userInfo` holds the ``RemoteModel``
@@ -74,28 +82,51 @@ public final class ModelManager: Sendable {
         }
         if isNew {
             let cache = self.cache
-            queue.async { self.start(remoteModel, progress: progress, cache: cache) }
+            queue.async { self.start(remoteModel, conditions: conditions, progress: progress, cache: cache) }
         }
         return progress
     }
 
-    /// Whether `remoteModel` has been downloaded: its file is in the cache. Only verified downloads are ever put
-    /// there, so a file that is there is the whole model some source named (possibly an older version than the
-    /// source's current one, which ``download(_:conditions:)`` replaces).
+    /// Whether `remoteModel` has been downloaded: its file is in the cache (a regular file, not a link). Only
+    /// verified downloads are ever put there, so a file that is there is the whole model some source named (possibly
+    /// an older version than the source's current one, which ``download(_:conditions:)`` replaces). The file is not
+    /// hashed here (apps ask this often); it is when the model is loaded.
     public func isModelDownloaded(_ remoteModel: RemoteModel) -> Bool {
-        downloadedModelPath(remoteModel) != nil
+        cache.storedModel(remoteModel.name) != nil
     }
 
-    /// The path of `remoteModel`'s downloaded file, for a detector to load; nil when it is not downloaded.
+    /// The path of `remoteModel`'s downloaded file, for a detector to load, after checking the cache folder and the
+    /// file's SHA-256 against the source's; nil when it is not downloaded, when the folder or the file is unsafe
+    /// (see ``verifiedModelPath(_:)``), or when the file's bytes changed — then the file is removed and a download
+    /// of the model starts, announced by the usual notifications.
     package func downloadedModelPath(_ remoteModel: RemoteModel) -> String? {
-        cache.storedModel(remoteModel.name)
+        try? verifiedModelPath(remoteModel)
+    }
+
+    /// `remoteModel`'s downloaded file, checked as ``downloadedModelPath(_:)`` says; nil when it is not there (or was
+    /// removed for its bytes), the reason when the cache is unsafe or the model's source unknown.
+    package func verifiedModelPath(_ remoteModel: RemoteModel) throws(ModelDownloadError) -> String? {
+        let cache = self.cache
+        try cache.checkDirectory()
+        // Without its source there is no SHA-256 to check the file against, and an unchecked file is not loaded.
+        let source = try ModelSources.resolve(remoteModel.remoteModelSource)
+        switch try cache.lookUp(remoteModel.name, sha256: source.sha256) {
+        case .missing:
+            return nil
+        case .removedStale:
+            _ = download(remoteModel, conditions: ModelDownloadConditions())
+            return nil
+        case let .verified(path, _):
+            return path
+        }
     }
 
     /// Deletes `remoteModel`'s downloaded file. `completion` gets nil, or ``ModelDownloadError/notDownloaded(name:)``
     /// when there was nothing to delete, or ``ModelDownloadError/fileSystem(_:)``; it runs before this method returns
     /// (deleting is one unlink). A download under way is not stopped: cancel its progress for that.
     public func deleteDownloadedModel(_ remoteModel: RemoteModel, completion: @escaping ((any Error)?) -> Void) {
-        guard let path = downloadedModelPath(remoteModel) else {
+        // Whatever is there goes, a link included (unlink removes the link, not what it points to).
+        guard cache.hasEntry(for: remoteModel.name), let path = try? cache.path(for: remoteModel.name) else {
             return completion(ModelDownloadError.notDownloaded(name: remoteModel.name))
         }
         if unlink(path) != 0, errno != ENOENT {
@@ -106,23 +137,34 @@ public final class ModelManager: Sendable {
 
     // MARK: The download
 
-    private func start(_ model: RemoteModel, progress: Progress, cache: ModelCache) {
+    private func start(_ model: RemoteModel, conditions: ModelDownloadConditions, progress: Progress, cache: ModelCache) {
         let source: ModelSources.Resolved
+        let stored: ModelCache.Lookup
         do {
+            guard conditions.maximumModelSize > 0 else {
+                throw ModelDownloadError.invalidConditions("maximumModelSize is \(conditions.maximumModelSize), not a positive number of bytes")
+            }
+            guard conditions.timeLimit > 0, conditions.timeLimit.isFinite else {
+                throw ModelDownloadError.invalidConditions("timeLimit is \(conditions.timeLimit), not a positive, finite number of seconds")
+            }
             _ = try ModelCache.fileName(for: model.name)
             source = try ModelSources.resolve(model.remoteModelSource)
-            try cache.create()
-        } catch {
+            try cache.prepare()
+            stored = try cache.lookUp(model.name, sha256: source.sha256)
+        } catch let error as ModelDownloadError {
             return finish(model, progress: progress, .failure(error))
+        } catch {
+            return finish(model, progress: progress, .failure(.fileSystem("\(error)")))
         }
         // The model is there already, and is the source's: nothing to fetch.
-        if let stored = cache.storedModel(model.name), ModelCache.sha256(ofFileAt: stored) == source.sha256 {
-            var info = stat()
-            if stat(stored, &info) == 0 { progress.totalUnitCount = Int64(info.st_size) }
+        if case let .verified(_, size) = stored {
+            progress.totalUnitCount = size
             return finish(model, progress: progress, .success(()))
         }
         if progress.isCancelled { return finish(model, progress: progress, .failure(.cancelled)) }
-        let download = ModelDownload(name: model.name, source: source, cache: cache, progress: progress) { result in
+        let download = ModelDownload(
+            name: model.name, source: source, conditions: conditions, cache: cache, progress: progress
+        ) { result in
             self.finish(model, progress: progress, result)
         }
         download.start()

@@ -68,15 +68,36 @@ public final class CustomRemoteModel: RemoteModel, @unchecked Sendable {
     }
 }
 
-/// When a download may run (ML Kit's `ModelDownloadConditions`). Both conditions are recorded; a Linux machine has no
-/// cellular or background distinction, so neither holds a download back.
+/// When a download may run (ML Kit's `ModelDownloadConditions`). Both of ML Kit's conditions are recorded; a Linux
+/// machine has no cellular or background distinction, so neither holds a download back.
+///
+/// Two bounds are ours (ML Kit's Firebase serves only the developer's own models): a maximum size and a time limit,
+/// so that a hostile or broken server can neither fill the disk nor hold a download open forever.
 public struct ModelDownloadConditions: Sendable {
+    /// 512 MiB: more than ten times the largest MediaPipe vision model (a few tens of MB), and a quarter of what a
+    /// `.tflite` flatbuffer can address at all (32-bit offsets, 2 GiB), yet small enough that a server that never
+    /// stops sending cannot fill a disk.
+    public static let defaultMaximumModelSize: Int64 = 512 << 20
+    /// 30 minutes: the default maximum size at about 300 KB/s, a typical model of tens of MB at tens of KB/s.
+    public static let defaultTimeLimit: TimeInterval = 30 * 60
+
     public let allowsCellularAccess: Bool
     public let allowsBackgroundDownloading: Bool
+    /// The most bytes a download may bring: a larger announced Content-Length is refused before the body is read,
+    /// and a body without one is stopped at the first byte past it (``ModelDownloadError/modelTooLarge(limit:announced:)``).
+    public let maximumModelSize: Int64
+    /// The longest a download may take, in seconds, from the request to the last byte, however steadily the bytes
+    /// come (``ModelDownloadError/timedOut(limit:)``). A server silent for 60 seconds fails sooner.
+    public let timeLimit: TimeInterval
 
-    public init(allowsCellularAccess: Bool = true, allowsBackgroundDownloading: Bool = true) {
+    public init(
+        allowsCellularAccess: Bool = true, allowsBackgroundDownloading: Bool = true,
+        maximumModelSize: Int64 = defaultMaximumModelSize, timeLimit: TimeInterval = defaultTimeLimit
+    ) {
         self.allowsCellularAccess = allowsCellularAccess
         self.allowsBackgroundDownloading = allowsBackgroundDownloading
+        self.maximumModelSize = maximumModelSize
+        self.timeLimit = timeLimit
     }
 }
 

@@ -22,6 +22,13 @@ final class LoopbackHTTPServer: Sendable {
         case status(Int)
         /// 302 to `location`.
         case redirect(String)
+        /// A redirect with status `status` (301, 307, 308…) to `location`.
+        case redirectWith(status: Int, location: String)
+        /// 200 without a Content-Length, `piece` sent `count` times as chunks (`Transfer-Encoding: chunked`).
+        case chunked(piece: Data, count: Int)
+        /// 200 announcing `length` bytes in its Content-Length, then nothing: the connection stays open (up to 30 s)
+        /// until the client closes it.
+        case announced(length: Int64)
     }
 
     let port: UInt16
@@ -128,6 +135,24 @@ final class LoopbackHTTPServer: Sendable {
             _ = send(head("\(code) Canned", length: body.count) + body)
         case let .redirect(location):
             _ = send(head("302 Found", length: 0, extra: "Location: \(location)\r\n"))
+        case let .redirectWith(status, location):
+            _ = send(head("\(status) Moved", length: 0, extra: "Location: \(location)\r\n"))
+        case let .chunked(piece, count):
+            let header = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            guard send(Data(header.utf8)) else { return }
+            let frame = Data("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Data("\r\n".utf8)
+            for _ in 0..<count where !piece.isEmpty {
+                // A client that stopped reading closes the connection: the send fails and the answer ends.
+                guard send(frame) else { return }
+            }
+            _ = send(Data("0\r\n\r\n".utf8))
+        case let .announced(length):
+            let header = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n"
+            guard send(Data(header.utf8)) else { return }
+            var poller = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            var byte: UInt8 = 0
+            // Readable means the client closed (recv returns 0) or sent something; either way the answer ends.
+            if poll(&poller, 1, 30_000) > 0 { _ = recv(connection, &byte, 1, 0) }
         }
     }
 }
