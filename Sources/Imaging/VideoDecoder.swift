@@ -4,19 +4,41 @@ import Foundation
 /// (`ffmpeg -v error -i CLIP -f rawvideo -pix_fmt rgb24 -`, no scaling, rotation metadata not applied), with
 /// frame i at round(i × 1000 / fps) ms, fps from `ffprobe`'s `r_frame_rate`.
 ///
+/// The path always names a file: ffprobe and ffmpeg get it as `file:` + its absolute path with only the file
+/// protocol allowed, so a name that starts with `-` is not an option and `concat:…`, `http:…` are not protocols
+/// (they are file names, most likely missing ones). Only a regular file is read (a FIFO would block ffprobe).
+/// ffmpeg runs with `-xerror`, so damaged data ends the decode; ``nextFrame()`` then returns every good frame and
+/// throws ``VideoError/decodeFailed(path:frame:message:)`` (with the tail of ffmpeg's messages) instead of ending.
+///
 /// ffmpeg is a run-time dependency of video input only; its absence is ``VideoError/ffmpegMissing``.
 public final class VideoDecoder {
     public enum VideoError: Error, Equatable, CustomStringConvertible {
         case ffmpegMissing
+        /// ffprobe failed, found no video stream, or reported a size or frame rate this decoder refuses.
         case probeFailed(path: String, message: String)
+        /// The path is missing or not a regular file.
+        case fileUnreadable(path: String, reason: String)
+        /// ffmpeg failed (non-zero exit, killed, or output that ends inside a frame) after `frame` good frames.
+        case decodeFailed(path: String, frame: Int, message: String)
 
         public var description: String {
             switch self {
             case .ffmpegMissing: return "ffmpeg/ffprobe not found: install Debian's ffmpeg package to read video files"
             case let .probeFailed(path, message): return "cannot read video '\(path)': \(message)"
+            case let .fileUnreadable(path, reason): return "cannot read video '\(path)': \(reason)"
+            case let .decodeFailed(path, frame, message):
+                return "video '\(path)' failed to decode after frame \(frame - 1) (\(frame) good frames): \(message)"
             }
         }
     }
+
+    /// Frame rates accepted from ffprobe. Above 1000 fps consecutive frames would share a whole-millisecond
+    /// timestamp (and the running modes refuse equal timestamps); below one frame per 100 s no camera or encoder
+    /// writes (slideshows run at 1/5–1/10 fps), and such a rate is a damaged or hostile header.
+    public static let framesPerSecondRange: ClosedRange<Double> = 0.01...1000
+
+    /// ffmpeg's and ffprobe's messages kept for an error: the last 64 KiB (a damaged clip can print megabytes).
+    static let messageTailByteCount = 64 << 10
 
     public let width: Int
     public let height: Int
@@ -24,47 +46,55 @@ public final class VideoDecoder {
     public let name: String
     /// The stream's frame count when its container records one (ffprobe's `nb_frames`).
     public let frameCount: Int?
+    private let path: String
+    private let frameByteCount: Int
     private let process: Process
     private let output: FileHandle
+    private let messages: OutputDrain
     private var index = 0
+    private var ended = false
 
     public init(path: String) throws {
         guard let ffprobe = Self.find("ffprobe"), let ffmpeg = Self.find("ffmpeg") else { throw VideoError.ffmpegMissing }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: ffprobe)
-        probe.arguments = ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,r_frame_rate,nb_frames",
-                           "-of", "default=noprint_wrappers=1", path]
-        let pipe = Pipe(), errors = Pipe()
-        probe.standardOutput = pipe
-        probe.standardError = errors
-        try probe.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
+        let input = try Self.fileURL(path)
+        let probe = try Self.run(ffprobe, ["-v", "error", "-protocol_whitelist", "file", "-select_streams", "v:0",
+                                           "-show_entries", "stream=width,height,r_frame_rate,nb_frames",
+                                           "-of", "default=noprint_wrappers=1", input])
+        let text = probe.output
         var fields: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
             if pair.count == 2 { fields[pair[0]] = pair[1] }
         }
-        let rate = (fields["r_frame_rate"] ?? "").split(separator: "/").compactMap { Double($0) }
-        guard probe.terminationStatus == 0, let w = fields["width"].flatMap({ Int($0) }), let h = fields["height"].flatMap({ Int($0) }),
-              MPImage.isSupported(width: w, height: h), rate.count == 2, rate[1] > 0, rate[0] > 0 else {
-            throw VideoError.probeFailed(path: path, message: message.isEmpty ? "no video stream (\(text))" : message)
+        guard probe.status == 0, let w = fields["width"].flatMap({ Int($0) }), let h = fields["height"].flatMap({ Int($0) }) else {
+            let reason = probe.status == 0 ? "no video stream (\(text.prefix(200)))" : "ffprobe \(probe.ending)"
+            throw VideoError.probeFailed(path: path, message: probe.messages.isEmpty ? reason : probe.messages)
         }
+        let (pixels, pixelsOverflow) = w.multipliedReportingOverflow(by: h)
+        let (bytes, bytesOverflow) = pixels.multipliedReportingOverflow(by: 3)
+        guard MPImage.isSupported(width: w, height: h), !pixelsOverflow, !bytesOverflow else {
+            throw VideoError.probeFailed(path: path, message: "frame size \(w)×\(h) is zero or above \(MPImage.maximumPixelCount) pixels")
+        }
+        let fps = try Self.framesPerSecond(parsing: fields["r_frame_rate"] ?? "", path: path)
         width = w
         height = h
-        framesPerSecond = rate[0] / rate[1]
+        frameByteCount = bytes
+        framesPerSecond = fps
         frameCount = fields["nb_frames"].flatMap { Int($0) }
         name = (path as NSString).lastPathComponent
+        self.path = path
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         // -nostdin: ffmpeg otherwise reads its standard input for commands, taking a caller's piped input.
-        process.arguments = ["-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
-        let frames = Pipe()
+        // -xerror: stop at the first damaged packet (by default ffmpeg conceals it, prints a line and exits 0).
+        process.arguments = ["-nostdin", "-v", "error", "-xerror", "-protocol_whitelist", "file", "-i", input,
+                             "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let frames = Pipe(), errors = Pipe()
         process.standardOutput = frames
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         output = frames.fileHandleForReading
+        messages = OutputDrain(errors.fileHandleForReading, keepingLast: Self.messageTailByteCount)
     }
 
     deinit {
@@ -76,18 +106,136 @@ public final class VideoDecoder {
         return paths.map { "\($0)/\(tool)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// The next frame and its timestamp in milliseconds, or nil at the end.
+    /// ffprobe's `r_frame_rate` ("30000/1001") as frames per second, refused unless both parts are positive numbers
+    /// and the rate lies in ``framesPerSecondRange`` (0, NaN, infinities and 1/5000 included).
+    static func framesPerSecond(parsing text: String, path: String) throws -> Double {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Double($0) }
+        if parts.count == 2, let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0,
+           framesPerSecondRange.contains(numerator / denominator) {
+            return numerator / denominator
+        }
+        throw VideoError.probeFailed(path: path, message: "frame rate '\(text)' is not within \(framesPerSecondRange.lowerBound)…"
+                                     + "\(framesPerSecondRange.upperBound) frames per second")
+    }
+
+    /// `file:` + the absolute path, after checking that it names a regular file (`stat` does not block on a FIFO;
+    /// opening one would, in ffprobe).
+    static func fileURL(_ path: String) throws -> String {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw VideoError.fileUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw VideoError.fileUnreadable(path: path, reason: "not a regular file")
+        }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file:" + absolute
+    }
+
+    /// A finished child process: its standard output, the tail of its standard error, and how it ended.
+    struct Finished {
+        let output: String
+        let messages: String
+        let status: Int32
+        let reason: Process.TerminationReason
+
+        /// "exited with status N" or "killed by signal N".
+        var ending: String { reason == .uncaughtSignal ? "killed by signal \(status)" : "exited with status \(status)" }
+    }
+
+    /// Runs `executable` to the end, draining its standard error on another thread while standard output is read
+    /// (read one after the other, a child that fills the 64 KiB stderr pipe blocks while we wait on stdout).
+    static func run(_ executable: String, _ arguments: [String], keepingLast limit: Int = messageTailByteCount) throws -> Finished {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let drain = OutputDrain(errors.fileHandleForReading, keepingLast: limit)
+        let outputDrain = OutputDrain(output.fileHandleForReading, keepingLast: limit)
+        let text = outputDrain.finish()
+        let messages = drain.finish()
+        process.waitUntilExit()
+        return Finished(output: text, messages: messages, status: process.terminationStatus, reason: process.terminationReason)
+    }
+
+    /// The next frame and its timestamp in milliseconds, or nil at the end. When ffmpeg fails, the frames before the
+    /// failure come out first, then this throws ``VideoError/decodeFailed(path:frame:message:)`` once (and returns
+    /// nil after that).
     public func nextFrame() throws -> (image: MPImage, timestampMs: Int, label: String)? {
-        let size = width * height * 3
+        guard !ended else { return nil }
         var bytes = [UInt8]()
-        bytes.reserveCapacity(size)
-        while bytes.count < size {
-            guard let chunk = try output.read(upToCount: size - bytes.count), !chunk.isEmpty else { return nil }
+        bytes.reserveCapacity(frameByteCount)
+        while bytes.count < frameByteCount {
+            guard let chunk = try output.read(upToCount: frameByteCount - bytes.count), !chunk.isEmpty else {
+                try end(partialFrameBytes: bytes.count)
+                return nil
+            }
             bytes.append(contentsOf: chunk)
         }
-        let timestamp = Int((Double(index) * 1000 / framesPerSecond).rounded(.toNearestOrEven))
+        // framesPerSecond ≥ 0.01 keeps this below 10^5 ms a frame, far inside Int for any frame index a file reaches;
+        // checked anyway, as a conversion out of range would trap.
+        let milliseconds = (Double(index) * 1000 / framesPerSecond).rounded(.toNearestOrEven)
+        guard let timestamp = Int(exactly: milliseconds) else {
+            ended = true
+            throw VideoError.decodeFailed(path: path, frame: index, message: "timestamp \(milliseconds) ms is out of range")
+        }
         let label = "\(name)#\(index)"
         index += 1
         return (try MPImage(pixels: bytes, width: width, height: height, format: .rgb8), timestamp, label)
+    }
+
+    /// At the end of ffmpeg's output: nothing when ffmpeg exited 0 on a frame boundary, else the typed error.
+    private func end(partialFrameBytes: Int) throws {
+        ended = true
+        process.waitUntilExit()
+        let tail = messages.finish()
+        let status = process.terminationStatus, reason = process.terminationReason
+        let failed = reason == .uncaughtSignal || status != 0
+        guard failed || partialFrameBytes > 0 else { return }
+        var message = reason == .uncaughtSignal ? "ffmpeg killed by signal \(status)" : "ffmpeg exited with status \(status)"
+        if partialFrameBytes > 0 { message += ", output ended \(partialFrameBytes) bytes into a \(frameByteCount)-byte frame" }
+        if !tail.isEmpty { message += ": " + tail.trimmingCharacters(in: .whitespacesAndNewlines) }
+        throw VideoError.decodeFailed(path: path, frame: index, message: message)
+    }
+}
+
+/// Reads a pipe to its end on its own thread, keeping only the last `limit` bytes: a child's stderr must be read
+/// while the parent waits on its stdout (a full pipe blocks the child), and a flood must not grow without bound.
+final class OutputDrain: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tail: [UInt8] = []
+    private var total = 0
+    private let limit: Int
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle, keepingLast limit: Int) {
+        self.limit = limit
+        let thread = Thread { [self] in
+            while let chunk = try? handle.read(upToCount: 64 << 10), !chunk.isEmpty {
+                lock.lock()
+                tail.append(contentsOf: chunk)
+                total += chunk.count
+                // Trimmed in batches (at twice the limit) so a flood costs amortized O(1) a byte.
+                if tail.count > 2 * limit { tail.removeFirst(tail.count - limit) }
+                lock.unlock()
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Bytes read so far, including those no longer kept.
+    var byteCount: Int { lock.withLock { total } }
+
+    /// Waits until the writer has closed the pipe, then returns the last `limit` bytes as text (a multi-byte
+    /// character cut at the start comes out as U+FFFD).
+    func finish() -> String {
+        done.wait()
+        done.signal()  // later calls return at once
+        return lock.withLock { String(decoding: tail.suffix(limit), as: UTF8.self) }
     }
 }
