@@ -36,15 +36,36 @@ public final class ByteStorage: @unchecked Sendable {
         self.release = {}
     }
 
+    /// Storage of `count` bytes that `fill` writes once, before anyone else sees them (an inflated zip member).
+    /// What `fill` leaves unwritten is zero.
+    init<E: Error>(count: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
+        do {
+            try fill(UnsafeMutableRawBufferPointer(start: memory, count: count))
+        } catch {
+            memory.deallocate()
+            throw error
+        }
+        self.base = UnsafeRawPointer(memory)
+        self.count = count
+        self.release = { memory.deallocate() }
+    }
+
     private init(base: UnsafeRawPointer, count: Int, release: @escaping () -> Void) {
         self.base = base
         self.count = count
         self.release = release
     }
 
-    /// Maps the file at `path` read-only; falls back to reading it when mapping is not possible.
+    /// Maps the regular file at `path` read-only.
+    ///
+    /// The one way this package opens a file it reads: anything else (a FIFO, a device, a directory) is refused
+    /// with ``FormatError/fileUnreadable(path:reason:)`` before a byte is read. `O_NONBLOCK` is what makes that
+    /// refusal possible for a FIFO: without it, `open` waits for a writer that may never come. For a regular file
+    /// the flag changes nothing.
     public static func mapping(path: String) throws(FormatError) -> ByteStorage {
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))
         }
@@ -56,7 +77,9 @@ public final class ByteStorage: @unchecked Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .fileUnreadable(path: path, reason: "not a regular file")
         }
-        let size = Int(info.st_size)
+        guard let size = Int(exactly: info.st_size), size >= 0 else {
+            throw .fileUnreadable(path: path, reason: "size \(info.st_size)")
+        }
         if size == 0 { return ByteStorage(copying: [UInt8]()) }
         guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
             throw .fileUnreadable(path: path, reason: String(cString: strerror(errno)))

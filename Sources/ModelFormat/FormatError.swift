@@ -22,6 +22,10 @@ public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedZipFeature(member: String, feature: String)
     /// A zip member's bytes do not inflate or do not match their checksum.
     case corruptZipMember(member: String, reason: String)
+    /// Two zip entries claim the same bytes (a hostile archive inflating one member many times over).
+    case overlappingZipMembers(first: String, second: String)
+    /// Inflating a member would take the bundle's inflated bytes past its budget.
+    case inflationBudgetExceeded(member: String, size: Int, used: Int, limit: Int)
     /// A bundle does not hold a member that the caller asked for.
     case missingBundleMember(name: String, available: [String])
     /// A FlexBuffer (custom operator options) is malformed.
@@ -44,6 +48,11 @@ public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedZipFeature(member, feature):
             return "zip member '\(member)' uses an unsupported feature: \(feature)"
         case let .corruptZipMember(member, reason): return "zip member '\(member)' is corrupt: \(reason)"
+        case let .overlappingZipMembers(first, second):
+            return "zip members '\(first)' and '\(second)' overlap: an archive whose entries share bytes is refused"
+        case let .inflationBudgetExceeded(member, size, used, limit):
+            return "zip member '\(member)' inflates to \(size) bytes, over what is left (\(limit - used) of \(limit)) "
+                + "of the bundle's inflation budget"
         case let .missingBundleMember(name, available):
             return "bundle has no member '\(name)' (members: \(available.joined(separator: ", ")))"
         case let .invalidFlexBuffer(reason): return "invalid FlexBuffer: \(reason)"

@@ -54,7 +54,9 @@ public struct MemberSummary: Codable, Sendable, Equatable {
         if member.isTFLiteModel {
             try self.init(path: member.path, model: try TFLiteModel(bytes: member.bytes))
         } else {
-            self.init(path: member.path, size: member.bytes.count)
+            // Listing a member vouches for it without keeping it: a deflated one is checked through a small buffer.
+            try member.verify()
+            self.init(path: member.path, size: member.size)
         }
     }
 
