@@ -113,7 +113,10 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
 
     /// Image mode: one image, nothing kept between calls.
     func process(image: MPImage, method: String) throws(VisionTaskError) -> Pipeline.Result {
-        try admit(method: method, in: .image, timestamp: nil)
+        try checkMode(method: method, .image)
+        try admission.withLock { (state) throws(VisionTaskError) in
+            guard !state.closed else { throw .taskClosed }
+        }
         return try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
             try pipeline.process(image, timestampMilliseconds: nil)
         }
@@ -121,7 +124,8 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
 
     /// Video mode: one frame, tracked from the previous ones; timestamps must increase.
     func process(videoFrame image: MPImage, timestampMilliseconds timestamp: Int, method: String) throws(VisionTaskError) -> Pipeline.Result {
-        try admit(method: method, in: .video, timestamp: timestamp)
+        try checkMode(method: method, .video)
+        try admission.withLock { (state) throws(VisionTaskError) in try Self.admit(timestamp, into: &state) }
         return try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
             try pipeline.process(image, timestampMilliseconds: timestamp)
         }
@@ -131,9 +135,13 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     /// its outcome — `.dropped` when a newer frame replaced it while it waited.
     func processAsync(_ image: MPImage, timestampMilliseconds timestamp: Int, method: String,
                       deliver: @escaping Delivery) throws(VisionTaskError) {
-        try admit(method: method, in: .liveStream, timestamp: timestamp)
+        try checkMode(method: method, .liveStream)
         let frame = Frame(image: image, timestamp: timestamp, deliver: deliver)
-        admission.withLock { state in
+        // Admission and enqueueing in one critical section: with two, a caller whose timestamp was admitted first could
+        // enqueue after a later one, and the answers (and `waitUntilIdle`, which waits for the last admitted
+        // timestamp to be answered) would wait for a frame that had been dropped out of order.
+        try admission.withLock { (state) throws(VisionTaskError) in
+            try Self.admit(timestamp, into: &state)
             guard state.inFlight || state.delegateIsBehind else {
                 state.inFlight = true
                 workQueue.async { [self] in run(frame) }
@@ -235,15 +243,19 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
         pipeline.withLock { body($0) }
     }
 
-    private func admit(method: String, in mode: RunningMode, timestamp: Int?) throws(VisionTaskError) {
+    private func checkMode(method: String, _ mode: RunningMode) throws(VisionTaskError) {
         guard runningMode == mode else { throw .wrongRunningMode(method: method, runningMode: runningMode) }
-        try admission.withLock { (state) throws(VisionTaskError) in
-            guard !state.closed else { throw .taskClosed }
-            guard let timestamp else { return }
-            if let last = state.lastTimestamp, timestamp <= last {
-                throw .nonIncreasingTimestamp(previous: last, current: timestamp)
-            }
-            state.lastTimestamp = timestamp
+    }
+
+    /// Takes `timestamp` as the newest, or refuses it; called under the admission lock.
+    private static func admit(_ timestamp: Int, into state: inout Admission) throws(VisionTaskError) {
+        guard !state.closed else { throw .taskClosed }
+        guard VisionTaskError.acceptedTimestamps.contains(timestamp) else {
+            throw .timestampOutOfRange(timestamp, accepted: VisionTaskError.acceptedTimestamps)
         }
+        if let last = state.lastTimestamp, timestamp <= last {
+            throw .nonIncreasingTimestamp(previous: last, current: timestamp)
+        }
+        state.lastTimestamp = timestamp
     }
 }

@@ -10,6 +10,9 @@ public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible
     case wrongRunningMode(method: String, runningMode: RunningMode)
     /// Video and live-stream timestamps must strictly increase.
     case nonIncreasingTimestamp(previous: Int, current: Int)
+    /// A video or live-stream timestamp outside ``acceptedTimestamps``: the smoothing filters count nanoseconds in
+    /// 64 bits, so a caller passing nanosecond uptime or epoch microseconds as milliseconds is refused, not wrapped.
+    case timestampOutOfRange(Int, accepted: ClosedRange<Int>)
     /// Live-stream mode needs a delegate to deliver results to.
     case missingLiveStreamDelegate
     /// The model file or bundle could not be read.
@@ -31,6 +34,9 @@ public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible
         case let .wrongRunningMode(method, mode): return "`\(method)` cannot be used in \(mode) running mode"
         case let .nonIncreasingTimestamp(previous, current):
             return "timestamp \(current) ms is not greater than the previous one (\(previous) ms)"
+        case let .timestampOutOfRange(timestamp, accepted):
+            return "timestamp \(timestamp) ms is outside \(accepted.lowerBound)...\(accepted.upperBound) ms "
+                + "(about ±292 years: are these nanoseconds or microseconds?)"
         case .missingLiveStreamDelegate: return "live-stream mode needs a live-stream delegate"
         case let .model(error): return "\(error)"
         case let .engine(error): return "\(error)"
@@ -40,4 +46,8 @@ public enum VisionTaskError: Error, Equatable, Sendable, CustomStringConvertible
         case .taskClosed: return "the task was closed and takes no more input"
         }
     }
+
+    /// The video and live-stream timestamps a task takes, in milliseconds: those whose nanoseconds fit in an `Int64`
+    /// (the 1€ filter's clock, as MediaPipe's `OneEuroFilter` counts it).
+    public static let acceptedTimestamps = (-(Int(Int64.max) / 1_000_000))...(Int(Int64.max) / 1_000_000)
 }

@@ -101,13 +101,22 @@ package struct LandmarksSmoother: Sendable {
             filters = Array(repeating: OneEuroFilter(minCutoff: p.minCutoff, beta: p.beta, derivativeCutoff: p.derivativeCutoff),
                             count: points.count * 3)
         }
-        // Packet timestamps are microseconds (milliseconds × 1000); the filter counts nanoseconds.
-        let now = Int64(timestampMilliseconds) * 1_000_000
+        // Packet timestamps are microseconds (milliseconds × 1000); the filter counts nanoseconds. Tasks admit only
+        // timestamps whose nanoseconds fit (`VisionTaskError.acceptedTimestamps`); beyond them the clock saturates
+        // instead of trapping, and a saturated frame passes unfiltered (its time is not after the last).
+        let now = Self.nanoseconds(milliseconds: timestampMilliseconds)
         for i in points.indices {
             for axis in 0..<3 {
                 points[i][axis] = Float(filters[3 * i + axis].apply(Double(points[i][axis]), timestampNanoseconds: now, valueScale: valueScale))
             }
         }
+    }
+
+    /// `milliseconds` in nanoseconds, saturated to `Int64`'s range.
+    static func nanoseconds(milliseconds: Int) -> Int64 {
+        let (product, overflow) = Int64(clamping: milliseconds).multipliedReportingOverflow(by: 1_000_000)
+        guard overflow else { return product }
+        return milliseconds < 0 ? .min : .max
     }
 
     /// The mean of the points' extents in x and y (MediaPipe's `GetObjectScale` from landmarks).

@@ -29,10 +29,19 @@ struct OneEuroFilter: Sendable {
         return 1 / (1 + tau / te)
     }
 
+    ///
+    /// A value that is not finite (a model's NaN) passes through and leaves the state alone, so that one bad frame
+    /// does not turn every later one into NaN (MediaPipe's filter would keep the NaN in its state until reset).
     mutating func apply(_ value: Double, timestampNanoseconds now: Int64, valueScale: Double) -> Double {
+        guard value.isFinite else { return value }
         if let lastTime {
             if lastTime >= now { return value }
-            if lastTime != 0, now != 0 { frequency = 1 / (Double(now - lastTime) * 1e-9) }
+            if lastTime != 0, now != 0 {
+                // The interval of timestamps on either side of zero can exceed Int64 (both admitted, ±292 years):
+                // then measured in doubles, where it only makes the frequency tiny.
+                let (interval, overflow) = now.subtractingReportingOverflow(lastTime)
+                frequency = 1 / ((overflow ? Double(now) - Double(lastTime) : Double(interval)) * 1e-9)
+            }
         }
         lastTime = now
         let derivative = x.lastRaw.map { (value - Double($0)) * valueScale * frequency } ?? 0
