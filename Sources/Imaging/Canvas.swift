@@ -92,6 +92,9 @@ public struct Canvas: Sendable {
 
     /// Text in a 5×7 pixel font scaled by `scale`, top-left at (x, y), on a dark backing for legibility.
     public mutating func drawLabel(_ text: String, x: Int, y: Int, scale: Int = 2, _ color: Color) {
+        // A label this far off the canvas draws nothing; the bound keeps `x + boxWidth` from overflowing.
+        let limit = 1 << 24
+        guard (-limit...limit).contains(x), (-limit...limit).contains(y), scale <= 1 << 10 else { return }
         let scale = max(scale, 1)
         let glyphs = text.uppercased().map { BitmapFont.glyph($0) }
         let boxWidth = glyphs.count * 6 * scale + scale, boxHeight = 9 * scale

@@ -14,7 +14,7 @@ struct FaceCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Compute each face's transformation from the canonical face model.") var transformationMatrixes = true
 
     func validate() throws {
-        guard numFaces > 0 else { throw ValidationError("--num-faces must be positive") }
+        try OptionRange.check(numFaces, in: OptionRange.instances, option: "--num-faces")
     }
 
     func run() throws {
@@ -83,7 +83,9 @@ enum FaceDrawing {
             guard f < result.faceBlendshapes.count else { continue }
             // The three strongest, beside the face (`_neutral` is a placeholder class, not an expression).
             let top = result.faceBlendshapes[f].categories.filter { $0.categoryName != "_neutral" }.sorted { $0.score > $1.score }.prefix(3)
-            let x = Int(points.map(\.x).max() ?? 0) + 4, y = Int(points.map(\.y).min() ?? 0)
+            // Finite points only: a NaN landmark is not drawn (Canvas skips it) and must not place the label.
+            let x = (pixelCoordinate(points.map(\.x).filter(\.isFinite).max() ?? 0) ?? 0) + 4
+            let y = pixelCoordinate(points.map(\.y).filter(\.isFinite).min() ?? 0) ?? 0
             let size = max(1, Int(scale.rounded()))
             for (i, category) in top.enumerated() {
                 canvas.drawLabel(String(format: "%@ %.2f", category.categoryName ?? "?", category.score), x: x, y: y + i * 10 * size, scale: size, .white)

@@ -8,7 +8,7 @@ struct HandCommandOptions: ParsableArguments {
     @Option(help: "Most hands to find.") var numHands: Int = 2
 
     func validate() throws {
-        guard numHands > 0 else { throw ValidationError("--num-hands must be positive") }
+        try OptionRange.check(numHands, in: OptionRange.instances, option: "--num-hands")
     }
 }
 
@@ -146,8 +146,8 @@ enum HandDrawing {
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
             for p in points { canvas.drawPoint(x: p.x, y: p.y, radius: max(2, scale * 1.5), .red) }
-            if h < labels.count, let wrist = points.first {
-                canvas.drawLabel(labels[h], x: Int(wrist.x), y: Int(wrist.y) + 6, scale: max(1, Int(scale.rounded())), .white)
+            if h < labels.count, let wrist = points.first, let x = pixelCoordinate(wrist.x), let y = pixelCoordinate(wrist.y) {
+                canvas.drawLabel(labels[h], x: x, y: y + 6, scale: max(1, Int(scale.rounded())), .white)
             }
         }
         return canvas

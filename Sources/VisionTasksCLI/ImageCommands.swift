@@ -35,20 +35,33 @@ struct ImageCrop: ParsableCommand {
 
     @Argument(help: "A PNG or JPEG file.") var image: String
     @Option(help: "CX,CY,W,H,DEGREES: centre and size in pixels, rotation clockwise in degrees.") var roi: String
-    @Option(help: "WxH of the tensor.") var size: String
+    @Option(help: "WxH of the tensor (each side 1...8192).", transform: TensorSize.parse) var size: TensorSize
     @Flag(help: "Keep the region's aspect ratio, padding with the border.") var letterbox = false
     @Option(help: "0,1 or -1,1: what pixel values 0 and 255 become.") var range: String = "0,1"
     @Option(help: "zero or replicate.") var border: String = "zero"
     @Option(help: "The .npy to write.") var out: String
 
+    /// Region coordinates beyond this many pixels are no image's: the bound keeps the sampler's arithmetic finite.
+    static let regionLimit = 1e7
+
+    func validate() throws {
+        let r = roi.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard r.count == 5, r.allSatisfy({ $0 != nil }) else { throw ValidationError("--roi takes CX,CY,W,H,DEGREES") }
+        guard r.allSatisfy({ $0!.isFinite && abs($0!) <= Self.regionLimit }) else {
+            throw ValidationError("--roi: every value must be a finite number within ±\(Int(Self.regionLimit))")
+        }
+        guard r[2]! > 0, r[3]! > 0 else { throw ValidationError("--roi: width and height must be positive") }
+        let bounds = range.split(separator: ",", omittingEmptySubsequences: false).map { Float($0) }
+        guard bounds.count == 2, let low = bounds[0], let high = bounds[1], low.isFinite, high.isFinite, low < high else {
+            throw ValidationError("--range takes LOW,HIGH: two finite numbers, LOW below HIGH")
+        }
+        guard ["zero", "replicate"].contains(border) else { throw ValidationError("--border is zero or replicate") }
+    }
+
     func run() throws {
         let r = roi.split(separator: ",").compactMap { Double($0) }
-        let s = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        let s = [size.width, size.height]
         let bounds = range.split(separator: ",").compactMap { Float($0) }
-        guard r.count == 5 else { throw ValidationError("--roi takes CX,CY,W,H,DEGREES") }
-        guard s.count == 2, s[0] > 0, s[1] > 0 else { throw ValidationError("--size takes WxH") }
-        guard bounds.count == 2, bounds[0] < bounds[1] else { throw ValidationError("--range takes LOW,HIGH") }
-        guard ["zero", "replicate"].contains(border) else { throw ValidationError("--border is zero or replicate") }
         do {
             let decoded = try MPImage(contentsOfFile: image)
             let options = ImageToTensorOptions(width: s[0], height: s[1], keepAspectRatio: letterbox,

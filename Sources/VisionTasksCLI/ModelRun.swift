@@ -27,8 +27,9 @@ struct ModelRun: ParsableCommand {
     @Option(help: "Threads per operator (default: all cores).") var threads: Int?
 
     func validate() throws {
-        guard repeatCount >= 1 else { throw ValidationError("--repeat must be at least 1") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        try OptionRange.check(repeatCount, in: OptionRange.repeats, option: "--repeat")
+        try OptionRange.check(top, in: OptionRange.topOperators, option: "--top")
+        if let threads { try OptionRange.check(threads, in: OptionRange.threads, option: "--threads") }
     }
 
     func run() throws {

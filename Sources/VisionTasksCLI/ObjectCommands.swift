@@ -61,7 +61,8 @@ extension ObjectDetector: CommandTask {
             let box = detection.boundingBox
             canvas.drawBox(x: Double(box.minX), y: Double(box.minY), width: Double(box.width), height: Double(box.height), thickness: scale, .green)
             let text = detection.categories.map { String(format: "%@ %.2f", $0.categoryName ?? "\($0.index)", $0.score) }.joined(separator: ", ")
-            canvas.drawLabel(text, x: Int(box.minX) + 2, y: max(0, Int(box.minY) - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
+            guard let x = pixelCoordinate(Double(box.minX)), let y = pixelCoordinate(Double(box.minY)) else { continue }
+            canvas.drawLabel(text, x: x + 2, y: max(0, y - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
         }
         return canvas
     }
@@ -145,10 +146,12 @@ extension ReferenceJSON {
     /// `object.json`'s schema: pixel boxes; a labelled detection's index and display name as null, as MediaPipe's
     /// Python results give them.
     static func objects(_ result: ObjectDetectorResult) -> [String: Any] {
-        ["detections": result.detections.map { detection -> [String: Any] in
+        // A model's NaN box is written as null, not converted (Int(_:) traps on it).
+        func pixel(_ value: CGFloat) -> Any { pixelCoordinate(Double(value)).map { $0 as Any } ?? NSNull() }
+        return ["detections": result.detections.map { detection -> [String: Any] in
             let box = detection.boundingBox
             return [
-                "boundingBox": ["originX": Int(box.minX), "originY": Int(box.minY), "width": Int(box.width), "height": Int(box.height)],
+                "boundingBox": ["originX": pixel(box.minX), "originY": pixel(box.minY), "width": pixel(box.width), "height": pixel(box.height)],
                 "categories": detection.categories.map { c -> [String: Any] in
                     ["index": c.index < 0 ? NSNull() : c.index as Any, "score": Double(c.score),
                      "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]

@@ -30,11 +30,11 @@ struct ObjectTrackingCommand: ParsableCommand {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
-        guard maxLabels > 0 else { throw ValidationError("--max-labels must be positive") }
+        try OptionRange.check(maxLabels, in: OptionRange.labels, option: "--max-labels")
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
         if let threshold, !threshold.isFinite { throw ValidationError("--threshold must be a number") }
         if video, inputs.count != 1 { throw ValidationError("--video takes one video file") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let threads { try OptionRange.check(threads, in: OptionRange.threads, option: "--threads") }
         if labels != nil, classifier == nil { throw ValidationError("--labels goes with --classifier") }
     }
 
@@ -74,7 +74,8 @@ struct ObjectTrackingCommand: ParsableCommand {
                     canvas.drawBox(x: Double(frame.minX), y: Double(frame.minY), width: Double(frame.width), height: Double(frame.height),
                                    thickness: scale, .green)
                     let text = (object.trackingID.map { "#\($0) " } ?? "") + (object.labels.first.map { String(format: "%@ %.2f", $0.text, $0.confidence) } ?? "")
-                    canvas.drawLabel(text, x: Int(frame.minX) + 2, y: max(0, Int(frame.minY) - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
+                    guard let x = pixelCoordinate(Double(frame.minX)), let y = pixelCoordinate(Double(frame.minY)) else { continue }
+                    canvas.drawLabel(text, x: x + 2, y: max(0, y - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
                 }
                 let name = (label as NSString).lastPathComponent.replacingOccurrences(of: "#", with: "_")
                 try canvas.writePNG(to: (draw as NSString).appendingPathComponent((name as NSString).deletingPathExtension + ".png"))

@@ -13,7 +13,7 @@ struct PoseCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Compute segmentation masks.") var segmentation = true
 
     func validate() throws {
-        guard numPoses > 0 else { throw ValidationError("--num-poses must be positive") }
+        try OptionRange.check(numPoses, in: OptionRange.instances, option: "--num-poses")
     }
 
     func run() throws {

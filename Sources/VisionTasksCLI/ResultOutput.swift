@@ -147,7 +147,8 @@ final class ProgressLine: @unchecked Sendable {
         let elapsed = max(Date().timeIntervalSince(start), 1e-3)
         let rate = Double(done) / elapsed
         var text = "\r\u{1B}[K" + (total.map { "frame \(done) of \($0)" } ?? "frame \(done)") + String(format: ", %.1f frames/s", rate)
-        if let total, rate > 0, total > done {
+        // Bounded: a container may claim any frame count (`nb_frames`), and Int(_:) traps beyond Int's range.
+        if let total, rate > 0, total > done, Double(total - done) / rate < 1e9 {
             let left = Int((Double(total - done) / rate).rounded())
             text += String(format: ", %d:%02d left", left / 60, left % 60)
         }

@@ -23,7 +23,8 @@ struct TaskCommandOptions: ParsableArguments {
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
-        guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
+        guard fps.isFinite else { throw ValidationError("--fps must be a number (got \(fps))") }
+        try OptionRange.check(fps, in: OptionRange.framesPerSecond, option: "--fps")
         guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive") }
         if let threads, !(1...BaseOptions.maximumThreadCount).contains(threads) {
             throw ValidationError("--threads must be between 1 and \(BaseOptions.maximumThreadCount)")
@@ -124,15 +125,10 @@ struct TaskCommandRunner {
         let decoder = try openVideo()
         let progress = ProgressLine(total: decoder.frameCount.map { min($0, options.maxFrames) }, quiet: options.quiet)
         live.progress = progress
-        let start = DispatchTime.now().uptimeNanoseconds
+        var pacer = FramePacer()
         var frames = 0
         while frames < options.maxFrames, let frame = try decoder.nextFrame() {
-            if options.pacing {
-                // Frame i is due i / fps after the first, as a camera would deliver it.
-                let due = start + UInt64(frame.timestampMs) * 1_000_000
-                let now = DispatchTime.now().uptimeNanoseconds
-                if due > now { usleep(useconds_t((due - now) / 1000)) }
-            }
+            if options.pacing { pacer.wait(forTimestamp: frame.timestampMs) }
             live.expect(timestamp: frame.timestampMs, label: frame.label, width: frame.image.width, height: frame.image.height)
             do { try task.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestampMs) } catch {
                 throw CLIError(description: "\(frame.label): \(error)")
@@ -156,6 +152,33 @@ struct TaskCommandRunner {
     private func header(runningMode: String) -> [String: Any] {
         ["task": taskName, "model": (options.model as NSString).lastPathComponent, "runningMode": runningMode,
          "mediapipeVersion": ReferenceJSON.mirroredVersion]
+    }
+}
+
+/// Sends live-stream frames as a camera would deliver them: frame i is due its timestamp after the first frame, but
+/// never waits more than ``maximumWait`` for one. A clip whose frame rate is 1/5000 (one frame every 83 minutes) is
+/// paced at one frame a second instead of sleeping for hours; the later frames keep their intervals from there on.
+/// The schedule is kept in seconds as `Double`: no timestamp, however large or negative, can overflow it.
+struct FramePacer {
+    static let maximumWait = 1.0
+    /// Uptime (seconds) at which timestamp `originTimestamp` was, or would have been, due.
+    private var origin: (uptime: Double, timestampMs: Int)?
+
+    private static func uptime() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    mutating func wait(forTimestamp timestamp: Int) {
+        let now = Self.uptime()
+        guard let origin else {
+            self.origin = (now, timestamp)
+            return
+        }
+        let wait = origin.uptime + (Double(timestamp) - Double(origin.timestampMs)) / 1000 - now
+        guard wait > 0 else { return }
+        if wait > Self.maximumWait {
+            // From here on the frames are due as if this one had come `maximumWait` after now.
+            self.origin = (now + Self.maximumWait, timestamp)
+        }
+        usleep(useconds_t(min(wait, Self.maximumWait) * 1e6))
     }
 }
 
