@@ -15,6 +15,9 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidQuantization(tensor: String, reason: String)
     /// A caller handed an input of the wrong size or type, or an index that does not exist.
     case invalidArgument(String)
+    /// Preparing or running the model would take more memory than allowed: `what` names the tensor, scratch area
+    /// or arena, `bytes` is what it needs (`Int.max` when the size does not even fit in an `Int`), `limit` the cap.
+    case resourceLimit(what: String, bytes: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -25,6 +28,9 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedModel(reason): return "unsupported model: \(reason)"
         case let .invalidQuantization(tensor, reason): return "invalid quantization of tensor '\(tensor)': \(reason)"
         case let .invalidArgument(reason): return "invalid argument: \(reason)"
+        case let .resourceLimit(what, bytes, limit):
+            let size = bytes == .max ? "more bytes than an Int can count" : "\(bytes) bytes"
+            return "resource limit: \(what) needs \(size), more than the limit of \(limit) bytes"
         }
     }
 }

@@ -31,33 +31,56 @@ public final class ExecutionPlan: Sendable {
     public var runtimeOperatorCount: Int { steps.count }
 
     /// Largest tensor we plan: a guard against shapes that multiply into absurd sizes.
-    static let maximumTensorBytes = 1 << 31
+    static let maximumTensorBytes = ShapeArithmetic.maximumTensorBytes
 
-    public init(model: TFLiteModel) throws(EngineError) {
+    /// Default of the memory a plan may ask for (arena, scratch and the outputs of operators folded at load), 4 GiB:
+    /// twice the per-tensor cap, so that one operator reading and writing tensors at that cap still plans, while a
+    /// tiny file that declares gigabytes of inputs is refused before anything is allocated. The shipped models plan
+    /// under 100 MB; a caller with larger models (or less memory) passes its own budget.
+    public static let defaultMemoryBudget = 4 << 30
+
+    /// Prepares `model`; refuses with ``EngineError/resourceLimit(what:bytes:limit:)`` a plan whose arena, scratch and
+    /// folded constants together would take more than `memoryBudget` bytes.
+    public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
         guard let subgraph = model.subgraphs.first else { throw .unsupportedModel(reason: "the model has no subgraph") }
+        let arithmetic = ShapeArithmetic(operatorIndex: nil, operatorName: nil)
         var graph = GraphDescription(shapes: [], types: [], names: [], quantization: [], sparsity: [])
         for tensor in subgraph.tensors {
-            guard let count = tensor.elementCount,
-                  count.multipliedReportingOverflow(by: tensor.type.byteSize ?? 1).partialValue <= Self.maximumTensorBytes,
-                  count <= Self.maximumTensorBytes else {
+            // A negative dimension is a dynamic one (-1), which we cannot plan.
+            guard tensor.shape.allSatisfy({ $0 >= 0 }) else {
                 throw .unsupportedModel(reason: "tensor '\(tensor.name)' has shape \(tensor.shape)")
             }
+            let shape = tensor.shape.map(Int.init)
+            _ = try arithmetic.tensorBytes(shape, elementBytes: tensor.type.byteSize ?? 1, "tensor '\(tensor.name)'")
             if tensor.isVariable { throw .unsupportedModel(reason: "variable tensor '\(tensor.name)'") }
-            graph.shapes.append(tensor.shape.map(Int.init))
+            graph.shapes.append(shape)
             graph.types.append(tensor.type)
             graph.names.append(tensor.name)
             graph.quantization.append(tensor.quantization)
             graph.sparsity.append(tensor.sparsity)
         }
         try QuantizationValidation.check(graph)
+        try Self.checkSparsity(model: model, subgraph: subgraph)
         let constants = ConstantStore()
         for (index, tensor) in subgraph.tensors.enumerated() {
             let data = model.data(of: tensor)
             guard !data.isEmpty else { continue }
+            // A sparse constant (read only by DENSIFY, see checkSparsity) stores fewer values than its shape: DENSIFY
+            // checks every stored value's place against the buffer. Every other constant must fill its shape exactly.
             if tensor.sparsity == nil, data.count != graph.byteCount(index) {
                 throw .invalidGraph(operatorIndex: nil, reason: "constant '\(tensor.name)' holds \(data.count) bytes, its shape needs \(graph.byteCount(index))")
             }
             constants.store(tensor: index, type: tensor.type, bytes: data)
+        }
+        /// Memory charged against `memoryBudget` so far (folded constants; arena and scratch at the end).
+        var charged = 0
+        func charge(_ bytes: Int, _ what: @autoclosure () -> String) throws(EngineError) {
+            let (total, overflow) = charged.addingReportingOverflow(bytes)
+            guard !overflow, total <= memoryBudget else {
+                throw .resourceLimit(what: "\(what()) (with the \(charged) bytes planned before it)",
+                                     bytes: overflow ? .max : total, limit: memoryBudget)
+            }
+            charged = total
         }
 
         var steps: [Step] = []
@@ -80,15 +103,29 @@ public final class ExecutionPlan: Sendable {
                 context = OperatorContext(index: index, name: code.name, op: op, inputs: inputs, outputs: context.outputs,
                                           graph: graph, constants: constants, inputPadding: fusion.padding)
             }
+            try Self.checkTensors(of: context)
             let kernel = try KernelRegistry.make(context, code: code)
             for (tensor, shape) in kernel.outputShapes {
+                guard tensor >= 0, tensor < graph.shapes.count else {
+                    throw .invalidGraph(operatorIndex: index, reason: "\(code.name): output \(tensor) does not exist")
+                }
                 guard graph.shapes[tensor].isEmpty || graph.shapes[tensor] == shape else {
                     throw .invalidGraph(operatorIndex: index, reason: "output '\(graph.names[tensor])' is \(graph.shapes[tensor]), the operator makes \(shape)")
                 }
+                // Shapes a kernel computes pass through the same cap as the file's.
+                _ = try context.arithmetic.tensorBytes(shape, elementBytes: graph.types[tensor].byteSize ?? 1,
+                                                       "output '\(graph.names[tensor])'")
+                guard !shape.contains(0) else {
+                    throw .invalidGraph(operatorIndex: index, reason: "\(code.name): output '\(graph.names[tensor])' would have shape \(shape), with no elements")
+                }
                 graph.shapes[tensor] = shape
             }
+            _ = try context.arithmetic.limited(kernel.scratchBytes, "scratch")
             let present = context.inputs.filter { $0 >= 0 }
             if !present.isEmpty, present.allSatisfy(constants.contains) {
+                for output in context.outputs {
+                    try charge(graph.byteCount(output), "folded constant '\(graph.names[output])' of operator \(index) (\(code.name))")
+                }
                 try Self.fold(kernel, context: context, constants: constants)
                 folded += 1
             } else {
@@ -141,6 +178,10 @@ public final class ExecutionPlan: Sendable {
             MemoryPlanner.Request(tensor: tensor, bytes: graph.byteCount(tensor), first: first[tensor]!, last: last[tensor]!)
         }
         let (offsets, arenaBytes) = MemoryPlanner.plan(requests)
+        // Checked before any interpreter allocates (and zero-fills) the arena: a 564-byte model may declare inputs
+        // of many gigabytes.
+        try charge(scratch, "the scratch area")
+        try charge(arenaBytes, "the arena of \(requests.count) activations")
 
         self.graph = graph
         self.constants = constants
@@ -355,6 +396,42 @@ public final class ExecutionPlan: Sendable {
         return (result, absorbed)
     }
 
+    /// Sparsity parameters describe how DENSIFY reads a constant; any other operator would read the short sparse
+    /// buffer as if it were dense (past its end). Refuses sparse tensors anywhere but as a constant DENSIFY input.
+    private static func checkSparsity(model: TFLiteModel, subgraph: Subgraph) throws(EngineError) {
+        let sparse = Set(subgraph.tensors.indices.filter { subgraph.tensors[$0].sparsity != nil })
+        guard !sparse.isEmpty else { return }
+        for (index, op) in subgraph.operators.enumerated() {
+            let name = model.code(of: op).name
+            for (position, tensor) in op.inputs.enumerated() where sparse.contains(Int(tensor)) {
+                guard name == "DENSIFY", position == 0 else {
+                    throw .invalidGraph(operatorIndex: index, reason: "\(name): input \(position) '\(subgraph.tensors[Int(tensor)].name)' is sparse; only DENSIFY reads sparse tensors")
+                }
+            }
+            for tensor in op.outputs where sparse.contains(Int(tensor)) {
+                throw .invalidGraph(operatorIndex: index, reason: "\(name): output '\(subgraph.tensors[Int(tensor)].name)' has sparsity parameters")
+            }
+        }
+        for tensor in subgraph.inputs + subgraph.outputs where sparse.contains(Int(tensor)) {
+            throw .invalidGraph(operatorIndex: nil, reason: "graph input or output '\(subgraph.tensors[Int(tensor)].name)' has sparsity parameters")
+        }
+        for tensor in sparse where model.data(of: subgraph.tensors[tensor]).isEmpty {
+            throw .invalidGraph(operatorIndex: nil, reason: "sparse tensor '\(subgraph.tensors[tensor].name)' is not a constant")
+        }
+    }
+
+    /// No kernel reads or writes a tensor without elements: such a shape is refused here, once for every operator,
+    /// rather than in each kernel (a zero-sized input made RESIZE_BILINEAR read before its buffer). No shipped
+    /// model has one.
+    private static func checkTensors(of context: OperatorContext) throws(EngineError) {
+        for tensor in context.inputs + context.outputs where tensor >= 0 {
+            guard tensor < context.graph.shapes.count else { throw context.fail("tensor \(tensor) does not exist") }
+            if context.graph.shapes[tensor].contains(0) {
+                throw context.fail("tensor '\(context.graph.names[tensor])' has shape \(context.graph.shapes[tensor]), with no elements")
+            }
+        }
+    }
+
     struct PadFusion {
         let source: Int
         let padding: (top: Int, left: Int, bottom: Int, right: Int)
@@ -380,6 +457,9 @@ public final class ExecutionPlan: Sendable {
                   Self.padsWithZero(subgraph.tensors[source], subgraph.tensors[padded]), subgraph.tensors[source].shape.count == 4,
                   let paddings = constants.integers(Int(op.inputs[1])), paddings.count == 8,
                   paddings[0] == 0, paddings[1] == 0, paddings[6] == 0, paddings[7] == 0, paddings.allSatisfy({ $0 >= 0 }),
+                  // The fused PAD never runs its own checks: its declared output must be exactly the padded input
+                  // (which also bounds the paddings by the size cap the plan applied to that shape).
+                  Self.isPadded(subgraph.tensors[padded].shape, from: subgraph.tensors[source].shape, by: paddings),
                   let reader = readers[padded], !reader.isEmpty, reader.allSatisfy({ $0 > index }) else { continue }
             // Every reader must take it (BlazePose's detector pads once for two depthwise convolutions).
             guard reader.allSatisfy({ position in
@@ -392,6 +472,15 @@ public final class ExecutionPlan: Sendable {
             for position in reader { consumers[position] = fusion }
         }
         return (pads, consumers)
+    }
+
+    private static func isPadded(_ padded: [Int32], from source: [Int32], by paddings: [Int]) -> Bool {
+        guard padded.count == source.count, paddings.count == 2 * source.count else { return false }
+        return source.indices.allSatisfy { d in
+            let (sum, overflow) = Int(source[d]).addingReportingOverflow(paddings[2 * d])
+            let (total, overflow2) = sum.addingReportingOverflow(paddings[2 * d + 1])
+            return !overflow && !overflow2 && total == Int(padded[d])
+        }
     }
 
     private static func padsWithZero(_ source: Tensor, _ padded: Tensor) -> Bool {

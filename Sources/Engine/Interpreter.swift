@@ -43,13 +43,16 @@ public final class Interpreter {
         for (tensor, offset) in plan.offsets { addresses[tensor] = arena + offset }
     }
 
-    /// Prepares `model` and an interpreter for it.
-    public convenience init(model: TFLiteModel, threads: Int? = nil) throws(EngineError) {
-        self.init(plan: try ExecutionPlan(model: model), threads: threads)
+    /// Prepares `model` and an interpreter for it; `memoryBudget` caps the plan's arena, scratch and folded
+    /// constants (see ``ExecutionPlan/defaultMemoryBudget``).
+    public convenience init(model: TFLiteModel, threads: Int? = nil,
+                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
+        self.init(plan: try ExecutionPlan(model: model, memoryBudget: memoryBudget), threads: threads)
     }
 
     /// Opens a `.tflite` file, or member `member` of a `.task` bundle.
-    public convenience init(path: String, member: String? = nil, threads: Int? = nil) throws(EngineError) {
+    public convenience init(path: String, member: String? = nil, threads: Int? = nil,
+                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
         do {
             let bundle = try TaskBundle(path: path)
             let model: TFLiteModel
@@ -61,7 +64,7 @@ public final class Interpreter {
                 }
                 model = try bundle.model(bundle.members[0].path)
             }
-            try self.init(model: model, threads: threads)
+            try self.init(model: model, threads: threads, memoryBudget: memoryBudget)
         } catch let error as EngineError {
             throw error
         } catch let error as FormatError {

@@ -63,7 +63,9 @@ struct OperatorContext {
     func expect(_ shape: [Int], forOutput i: Int) throws(EngineError) {
         let tensor = try output(i)
         let declared = graph.shapes[tensor]
-        guard declared.reduce(1, *) == shape.reduce(1, *), declared.filter({ $0 != 1 }) == shape.filter({ $0 != 1 }) else {
+        // The computed shape comes from options and constants: through the per-tensor cap before it is compared.
+        let bytes = try arithmetic.tensorBytes(shape, elementBytes: graph.types[tensor].byteSize ?? 1, "output '\(graph.names[tensor])'")
+        guard bytes == graph.byteCount(tensor), declared.filter({ $0 != 1 }) == shape.filter({ $0 != 1 }) else {
             throw fail("output shape \(declared) but the inputs give \(shape)")
         }
     }
@@ -77,6 +79,8 @@ struct GraphDescription: Sendable {
     var quantization: [QuantizationParameters?]
     var sparsity: [SparsityParameters?]
 
+    /// Unchecked: the plan refuses every shape (given or computed) whose bytes exceed the per-tensor cap before it
+    /// enters `shapes`, so these products cannot overflow.
     func elementCount(_ tensor: Int) -> Int { shapes[tensor].reduce(1, *) }
 
     func byteCount(_ tensor: Int) -> Int { elementCount(tensor) * (types[tensor].byteSize ?? 1) }

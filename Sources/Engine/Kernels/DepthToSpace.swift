@@ -15,15 +15,20 @@ struct DepthToSpaceKernel: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         try context.requireFloat([input, output])
-        guard let i = nhwc(context.shape(input)), blockSize >= 1, i.c % Int(blockSize * blockSize) == 0 else {
+        // block_size is the file's Int32: its square and the output sizes are computed with checks.
+        let arithmetic = context.arithmetic
+        let block = Int(blockSize)
+        guard let i = nhwc(context.shape(input)), block >= 1,
+              case let square = try arithmetic.multiply(block, block, "block_size²"), i.c % square == 0 else {
             throw context.fail("block \(blockSize) for input \(context.shape(input))")
         }
         batch = i.n
         height = i.h
         width = i.w
-        block = Int(blockSize)
-        outputChannels = i.c / (block * block)
-        try context.expect([batch, height * block, width * block, outputChannels], forOutput: 0)
+        self.block = block
+        outputChannels = i.c / square
+        try context.expect([batch, try arithmetic.multiply(height, block, "output height"),
+                            try arithmetic.multiply(width, block, "output width"), outputChannels], forOutput: 0)
     }
 
     func run(_ memory: TensorMemory) {

@@ -106,7 +106,11 @@ struct DetectionPostProcessKernel: Kernel {
             guard options.maxClassesPerDetection > 0 else { throw context.fail("max_classes_per_detection \(options.maxClassesPerDetection)") }
         }
         keptClasses = min(options.maxClassesPerDetection, options.classCount)
-        detections = options.maxDetections * max(options.maxClassesPerDetection, 1)
+        // Both factors are the options' 32-bit integers: the product (an output dimension) is checked, and the plan
+        // passes the output shapes through the per-tensor cap.
+        detections = try context.arithmetic.multiply(options.maxDetections, max(options.maxClassesPerDetection, 1),
+                                                     "max_detections × max_classes_per_detection")
+        _ = try context.arithmetic.tensorBytes([1, detections, 4], elementBytes: 4, "detection boxes")
 
         func dequantization(_ tensor: Int) throws(EngineError) -> Dequantization? {
             switch context.type(tensor) {

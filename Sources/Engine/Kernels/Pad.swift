@@ -43,12 +43,17 @@ struct PadKernel: Kernel {
             throw context.unsupported("paddings \(paddings) for rank \(inputShape.count) (negative padding is not supported)")
         }
         before = stride(from: 0, to: paddings.count, by: 2).map { paddings[$0] }
-        outputShape = inputShape.indices.map { inputShape[$0] + paddings[2 * $0] + paddings[2 * $0 + 1] }
-        value = context.hasInput(2) && elementBytes == 4 ? (try context.constantFloats(2).first ?? 0) : 0
-        var strides = Array(repeating: 1, count: inputShape.count)
-        for d in stride(from: inputShape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * outputShape[d + 1] }
-        outputStrides = strides
+        // Paddings are the file's values (up to Int64.max): the padded sizes are summed with checks.
+        let arithmetic = context.arithmetic
+        var outputShape: [Int] = []
+        for d in inputShape.indices {
+            let widened = try arithmetic.add(inputShape[d], paddings[2 * d], "padded dimension \(d)")
+            outputShape.append(try arithmetic.add(widened, paddings[2 * d + 1], "padded dimension \(d)"))
+        }
+        self.outputShape = outputShape
         try context.expect(outputShape, forOutput: 0)
+        value = context.hasInput(2) && elementBytes == 4 ? (try context.constantFloats(2).first ?? 0) : 0
+        outputStrides = try arithmetic.strides(outputShape, "output")
     }
 
     /// Whether the PAD only appends zeros after the last dimension's values (a channel widening of NHWC).

@@ -29,6 +29,9 @@ struct StridedSliceKernel: Kernel {
               let elementBytes = context.type(input).byteSize, context.type(output) == context.type(input) else {
             throw context.fail("begin/end/strides of different lengths or types")
         }
+        // begin, end and strides are the file's values, anywhere in Int64: every sum below is checked, and a stride
+        // is kept within Int32 (TFLite's own type for them), so that its negation and the counts cannot overflow.
+        let arithmetic = context.arithmetic
         var starts: [Int] = [], counts: [Int] = [], strides: [Int] = []
         for axis in 0..<rank {
             let size = inputShape[axis]
@@ -37,26 +40,30 @@ struct StridedSliceKernel: Kernel {
                 continue
             }
             let stride = strideValues[axis]
-            guard stride != 0 else { throw context.fail("stride 0 on axis \(axis)") }
+            guard stride != 0, stride >= Int(Int32.min) + 1, stride <= Int(Int32.max) else {
+                throw context.fail("stride \(stride) on axis \(axis)")
+            }
             let bit = 1 << axis
             var start = begin[axis]
             if Int(options.beginMask) & bit != 0 {
                 start = stride > 0 ? 0 : size - 1
             } else {
-                if start < 0 { start += size }
+                if start < 0 { start = try arithmetic.add(start, size, "begin on axis \(axis)") }
                 start = stride > 0 ? min(max(start, 0), size) : min(max(start, -1), size - 1)
             }
             let shrink = Int(options.shrinkAxisMask) & bit != 0
             var stop: Int
             if shrink {
+                // The one element taken must exist (TFLite fails the same slice).
+                guard start >= 0, start < size else { throw context.fail("shrunk axis \(axis) begins at \(begin[axis]), outside its \(size) elements") }
                 stop = start + 1
             } else {
                 stop = end[axis]
-                if options.offset { stop += begin[axis] }
+                if options.offset { stop = try arithmetic.add(stop, begin[axis], "end + begin on axis \(axis)") }
                 if Int(options.endMask) & bit != 0 {
                     stop = stride > 0 ? size : -1
                 } else {
-                    if stop < 0 { stop += size }
+                    if stop < 0 { stop = try arithmetic.add(stop, size, "end on axis \(axis)") }
                     stop = stride > 0 ? min(max(stop, 0), size) : min(max(stop, -1), size - 1)
                 }
             }
@@ -67,10 +74,8 @@ struct StridedSliceKernel: Kernel {
         self.counts = counts
         self.strides = strides
         self.elementBytes = elementBytes
-        var inputStrides = Array(repeating: 1, count: rank)
-        for d in stride(from: rank - 2, through: 0, by: -1) { inputStrides[d] = inputStrides[d + 1] * inputShape[d + 1] }
-        self.inputStrides = inputStrides
-        guard context.graph.elementCount(output) == counts.reduce(1, *) else {
+        inputStrides = try arithmetic.strides(inputShape, "input")
+        guard context.graph.elementCount(output) == (try arithmetic.product(counts, "slice")) else {
             throw context.fail("output \(context.shape(output)) but the slice has \(counts)")
         }
     }

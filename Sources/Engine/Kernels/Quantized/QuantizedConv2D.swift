@@ -23,7 +23,8 @@ struct QuantizedConv2DKernel: Kernel {
     let gemm: QuantizedGEMM
     let requantization: Requantization
 
-    var scratchBytes: Int { y.output * x.output * gemm.depth * 2 }
+    /// The int16 patches of every output pixel (checked at prepare: pixels × patch depth may be huge).
+    let scratchBytes: Int
 
     var isPointwise: Bool {
         y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
@@ -54,6 +55,7 @@ struct QuantizedConv2DKernel: Kernel {
         inputZeroPoint = layer.input.zeroPoint
         requantization = layer.requantization
         gemm = QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: f[0], depth: f[1] * f[2] * i.c)
+        scratchBytes = try context.arithmetic.product([y.output, x.output, gemm.depth, 2], "patch scratch")
     }
 
     func run(_ memory: TensorMemory) {
