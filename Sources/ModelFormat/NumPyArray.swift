@@ -35,12 +35,23 @@ public struct NumPyArray: Sendable, Equatable {
         self.init(type: .float32, shape: shape, bytes: values.withUnsafeBytes { Array($0) })
     }
 
-    public var elementCount: Int { shape.reduce(1, *) }
+    /// The product of the shape. A parsed array's bytes hold exactly this many elements; for a shape built by
+    /// hand whose product overflows (no bytes could back it) this is `Int.max`.
+    public var elementCount: Int {
+        var product = 1
+        for dimension in shape {
+            let (next, overflow) = product.multipliedReportingOverflow(by: dimension)
+            if overflow { return .max }
+            product = next
+        }
+        return product
+    }
 
-    /// The elements as Float, converting from any numeric type.
+    /// The elements as Float, converting from any numeric type; no more than `bytes` hold, should a hand-built
+    /// array's shape promise more.
     public var floats: [Float] {
         bytes.withUnsafeBytes { raw in
-            (0..<elementCount).map { i -> Float in
+            (0..<max(0, min(elementCount, raw.count / type.byteSize))).map { i -> Float in
                 switch type {
                 case .float32: return raw.loadUnaligned(fromByteOffset: 4 * i, as: Float.self)
                 case .float16: return Float(Float16(bitPattern: raw.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)))
@@ -121,14 +132,19 @@ public struct NumPyArray: Sendable, Equatable {
         self.init(type: type, shape: shape, bytes: Array(raw[start..<(start + count * type.byteSize)]))
     }
 
-    /// The array as a version 1.0 `.npy` file.
+    /// The array as a version 1.0 `.npy` file, or 2.0 when the header outgrows 1.0's 16-bit length (a shape of
+    /// thousands of dimensions).
     public var npyData: [UInt8] {
         let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
         var header = "{'descr': '\(type.rawValue)', 'fortran_order': False, 'shape': \(shapeText), }"
+        // Version 1.0 gives the header length in 2 bytes, 2.0 in 4 (NEP 1).
+        let lengthBytes = header.utf8.count + 1 + 63 <= 0xFFFF ? 2 : 4
         // Pad with spaces so that the data starts on a 64-byte boundary, ending the header with a newline.
-        let unpadded = 10 + header.utf8.count + 1
+        let unpadded = 8 + lengthBytes + header.utf8.count + 1
         header += String(repeating: " ", count: (64 - unpadded % 64) % 64) + "\n"
         let length = header.utf8.count
-        return Self.magic + [1, 0, UInt8(length & 0xFF), UInt8(length >> 8)] + Array(header.utf8) + bytes
+        let version: UInt8 = lengthBytes == 2 ? 1 : 2
+        let lengthField = (0..<lengthBytes).map { UInt8(truncatingIfNeeded: length >> (8 * $0)) }
+        return Self.magic + [version, 0] + lengthField + Array(header.utf8) + bytes
     }
 }

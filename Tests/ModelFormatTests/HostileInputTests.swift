@@ -99,4 +99,42 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try FlexValue.decode(ByteStorage(copying: [1, 26 << 2, 1]).slice), .bool(true))
         XCTAssertEqual(try FlexValue.decode(ByteStorage(copying: [0, 0, 0xC0, 0x3F, 3 << 2 | 2, 4]).slice), .double(1.5))
     }
+
+    /// A `.npy` file of version `major` with `header` as its header, followed by `data`.
+    private func npy(_ header: String, major: UInt8 = 1, data: [UInt8] = []) -> ByteSlice {
+        let text = Array(header.utf8)
+        let length = major == 1 ? [UInt8(text.count & 0xFF), UInt8(text.count >> 8)]
+            : (0..<4).map { UInt8(truncatingIfNeeded: text.count >> (8 * $0)) }
+        return ByteStorage(copying: [0x93] + Array("NUMPY".utf8) + [major, 0] + length + text + data).slice
+    }
+
+    func testNumPyDimensionsNearTheIntegerLimits() {
+        let shapes = ["(9223372036854775807, 2)", "(4611686018427387904, 4)", "(99999999999999999999,)", "(-1, 4)",
+                      "(2, 9223372036854775807)", "(100, 100, 100, 100, 100, 100, 100, 100, 100, 100)", "(0, 4611686018427387904)"]
+        for shape in shapes {
+            let header = "{'descr': '<f4', 'fortran_order': False, 'shape': \(shape), }\n"
+            XCTAssertThrowsError(try NumPyArray(npy: npy(header, data: Array(repeating: 0, count: 64))), shape) { error in
+                guard case let .invalidValue(what, _) = error as? FormatError, what.hasPrefix("npy") else {
+                    return XCTFail("\(shape): \(error)")
+                }
+            }
+        }
+        // A version 2.0 header length of 2^32 − 1: past the file, not an allocation.
+        let hugeHeader = ByteStorage(copying: [0x93] + Array("NUMPY".utf8) + [2, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x7B]).slice
+        XCTAssertThrowsError(try NumPyArray(npy: hugeHeader)) { error in
+            guard case .truncated(what: "npy header", _, _) = error as? FormatError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testNumPyShapeBuiltByHandNeverReadsPastItsBytes() throws {
+        let array = NumPyArray(type: .float32, shape: [Int.max, 4], bytes: [0, 0, 0x80, 0x3F])
+        XCTAssertEqual(array.elementCount, .max)
+        XCTAssertEqual(array.floats, [1])
+        // A header longer than version 1.0's 16-bit length is written as version 2.0, and reads back.
+        let wide = NumPyArray(type: .uint8, shape: Array(repeating: 1, count: 30_000), bytes: [7])
+        let written = wide.npyData
+        XCTAssertEqual(written[6], 2)
+        XCTAssertEqual(written.count % 64, 1)
+        XCTAssertEqual(try NumPyArray(npy: ByteStorage(copying: written).slice), wide)
+    }
 }
