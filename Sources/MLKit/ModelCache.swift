@@ -89,17 +89,17 @@ package struct ModelCache: Sendable {
     enum Lookup: Equatable {
         /// Nothing is stored under the name.
         case missing
-        /// A file was stored whose bytes hash otherwise (damaged, tampered with, or a version the source no longer
-        /// names); it has been removed.
-        case removedStale(actual: String)
+        /// A file is stored whose bytes hash otherwise (damaged, tampered with, or a version the source no longer
+        /// names); `removed` says whether it was removed.
+        case different(actual: String, removed: Bool)
         /// The model, `size` bytes with the expected SHA-256.
         case verified(path: String, size: Int64)
     }
 
-    /// Model `name`'s file, hashed again now — a file on disk can change after it was verified — and removed when
-    /// its SHA-256 is not `sha256`. Throws ``ModelDownloadError/unsafeCache(path:reason:)`` for a model file that is
-    /// a symbolic link or not a regular file.
-    func lookUp(_ name: String, sha256: String) throws(ModelDownloadError) -> Lookup {
+    /// Model `name`'s file, hashed again now — a file on disk can change after it was verified — and, if
+    /// `removingDifferent`, removed when its SHA-256 is not `sha256`. Throws
+    /// ``ModelDownloadError/unsafeCache(path:reason:)`` for a model file that is a symbolic link or not a regular file.
+    func lookUp(_ name: String, sha256: String, removingDifferent: Bool) throws(ModelDownloadError) -> Lookup {
         let file = try path(for: name)
         // O_NOFOLLOW: a link planted in place of the model is refused, not read; O_NONBLOCK: a FIFO there does not
         // block the open (fstat then refuses it).
@@ -122,13 +122,14 @@ package struct ModelCache: Sendable {
         }
         let digest = try Self.sha256(of: descriptor, path: file)
         if digest == sha256 { return .verified(path: file, size: Int64(info.st_size)) }
+        guard removingDifferent else { return .different(actual: digest, removed: false) }
         // Removed only if the name still holds the file that was hashed: a download that has just installed the good
         // model in its place must not lose it.
         var now = stat()
         if lstat(file, &now) == 0, now.st_dev == info.st_dev, now.st_ino == info.st_ino, unlink(file) != 0, errno != ENOENT {
             throw .fileSystem("cannot remove the damaged model \(file): \(String(cString: strerror(errno)))")
         }
-        return .removedStale(actual: digest)
+        return .different(actual: digest, removed: true)
     }
 
     /// Creates the folder if it is missing (mode 0700, and its missing parents too), checks that it is safe, and

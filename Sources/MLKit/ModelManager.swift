@@ -29,8 +29,9 @@ import Darwin
 /// ``ModelDownloadConditions/timeLimit`` (30 minutes by default). The cache folder is created 0700 and refused when
 /// another user owns it or others may write in it; a model file there that is a symbolic link is refused, not
 /// followed (``ModelDownloadError/unsafeCache(path:reason:)``). A stored model is hashed again each time it is
-/// loaded or asked for by ``download(_:conditions:)``: a file whose bytes no longer have the source's SHA-256 is
-/// removed and downloaded again, as ML Kit fetches a model it does not have.
+/// loaded or asked for by ``download(_:conditions:)``. A file whose bytes are not the source's is downloaded again:
+/// ``download(_:conditions:)`` keeps it until the new file is verified (it may be an older version, usable if the
+/// download fails); loading it removes it and starts that download (see ``downloadedModelPath(_:)``).
 ///
 /// Outcomes are posted on `NotificationCenter.default`, from a background thread, as ML Kit does:
 /// `.mlkitModelDownloadDidSucceed` and `.mlkitModelDownloadDidFail`, whose `userInfo` holds the ``RemoteModel``
@@ -89,16 +90,21 @@ public final class ModelManager: Sendable {
 
     /// Whether `remoteModel` has been downloaded: its file is in the cache (a regular file, not a link). Only
     /// verified downloads are ever put there, so a file that is there is the whole model some source named (possibly
-    /// an older version than the source's current one, which ``download(_:conditions:)`` replaces). The file is not
-    /// hashed here (apps ask this often); it is when the model is loaded.
+    /// an older version than the source's current one, which ``download(_:conditions:)`` replaces once the new one is
+    /// verified). The file is not hashed here (apps ask this often); it is when the model is loaded.
     public func isModelDownloaded(_ remoteModel: RemoteModel) -> Bool {
         cache.storedModel(remoteModel.name) != nil
     }
 
     /// The path of `remoteModel`'s downloaded file, for a detector to load, after checking the cache folder and the
     /// file's SHA-256 against the source's; nil when it is not downloaded, when the folder or the file is unsafe
-    /// (see ``verifiedModelPath(_:)``), or when the file's bytes changed — then the file is removed and a download
-    /// of the model starts, announced by the usual notifications.
+    /// (see ``verifiedModelPath(_:)``), or when the file's bytes are not the source's — then the file is removed and
+    /// a download of the model starts, announced by the usual notifications.
+    ///
+    /// A file that hashes otherwise may be damaged, tampered with, or an older version whose source has since named
+    /// a new SHA-256: nothing records which (the cache holds model files only), and only bytes checked against the
+    /// source are ever run, so all three are treated alike. Removing rather than failing is what ML Kit's apps
+    /// expect: the model is simply not downloaded (yet), and the guide's fallback to the local model applies.
     package func downloadedModelPath(_ remoteModel: RemoteModel) -> String? {
         try? verifiedModelPath(remoteModel)
     }
@@ -110,10 +116,10 @@ public final class ModelManager: Sendable {
         try cache.checkDirectory()
         // Without its source there is no SHA-256 to check the file against, and an unchecked file is not loaded.
         let source = try ModelSources.resolve(remoteModel.remoteModelSource)
-        switch try cache.lookUp(remoteModel.name, sha256: source.sha256) {
+        switch try cache.lookUp(remoteModel.name, sha256: source.sha256, removingDifferent: true) {
         case .missing:
             return nil
-        case .removedStale:
+        case .different:
             _ = download(remoteModel, conditions: ModelDownloadConditions())
             return nil
         case let .verified(path, _):
@@ -150,7 +156,9 @@ public final class ModelManager: Sendable {
             _ = try ModelCache.fileName(for: model.name)
             source = try ModelSources.resolve(model.remoteModelSource)
             try cache.prepare()
-            stored = try cache.lookUp(model.name, sha256: source.sha256)
+            // A different file is kept until a verified download replaces it: it may be an older version, still
+            // usable if this download fails (loading it is another matter: see verifiedModelPath).
+            stored = try cache.lookUp(model.name, sha256: source.sha256, removingDifferent: false)
         } catch let error as ModelDownloadError {
             return finish(model, progress: progress, .failure(error))
         } catch {
