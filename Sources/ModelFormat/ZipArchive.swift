@@ -155,7 +155,7 @@ public struct ZipArchive: Sendable {
 
             // The local header lies inside the bytes: offset + shift + 30 ≤ count, checked without overflow
             // (offset is any UInt64; shift and count are in 0...count).
-            let room = UInt64(bytes.count - Self.localHeaderSize)
+            let room = UInt64(max(0, bytes.count - Self.localHeaderSize))
             guard bytes.count >= Self.localHeaderSize, localOffset <= room, UInt64(shift) <= room - localOffset else {
                 throw .notAZipArchive(reason: "local header of '\(name)' at offset \(localOffset) is outside the "
                                       + "\(bytes.count)-byte archive")
@@ -173,8 +173,8 @@ public struct ZipArchive: Sendable {
                                   size: bytes.count)
             }
             let compressedSize = Int(compressed)
-            // Deflate's output is unbounded by nothing we can check here; a declared size above Int.max is kept
-            // as Int.max, which no inflation accepts.
+            // The declared uncompressed size is only ever compared, never added to; one above Int.max is kept as
+            // Int.max, which no inflation accepts.
             let uncompressedSize = Int(clamping: uncompressed)
             extents.append((local..<(dataStart + compressedSize), entries.count))
             entries.append(Entry(
@@ -195,8 +195,8 @@ public struct ZipArchive: Sendable {
 
     /// The member's uncompressed bytes: in place when stored, inflated into new storage when deflated.
     ///
-    /// Inflation is charged to a budget of its own of ``InflationBudget/defaultLimit`` bytes; a bundle shares one
-    /// budget between all its members instead (``TaskBundle``).
+    /// Inflation is charged to a budget of its own of ``TaskBundle/defaultInflationBudget`` bytes; a bundle shares
+    /// one budget between all its members instead (``TaskBundle``).
     public func contents(of entry: Entry) throws(FormatError) -> ByteSlice {
         try Self.contents(of: entry, budget: InflationBudget(limit: InflationBudget.defaultLimit))
     }
@@ -363,9 +363,11 @@ final class InflationBudget: @unchecked Sendable {
     private var used = 0
     private let lock = NSLock()
 
-    /// 1 GiB: MediaPipe's bundles store their members (nothing to inflate) and the largest of them is under 30 MB;
-    /// deflated members are label files and `.npz` goldens of a few megabytes. A gigabyte leaves room for any real
-    /// deflated bundle while keeping a hostile one well below what exhausts a phone or a CI runner.
+    /// 1 GiB: MediaPipe's bundles store their members (nothing to inflate; the largest in Models/ is 9.4 MB, the
+    /// heaviest MediaPipe ships some tens of megabytes); what does come deflated is label files and the tests'
+    /// `.npz` goldens, a few megabytes each. A gigabyte leaves two orders of magnitude of room for a real deflated
+    /// bundle while keeping a hostile one below what exhausts a CI runner or a phone. A member is inflated into
+    /// memory (it cannot be mapped), so this is also the memory a bundle's deflated members may hold.
     static let defaultLimit = 1 << 30
 
     init(limit: Int) { self.limit = max(0, limit) }
