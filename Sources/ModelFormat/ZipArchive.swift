@@ -364,8 +364,8 @@ final class InflationBudget: @unchecked Sendable {
     private let lock = NSLock()
 
     /// 1 GiB: MediaPipe's bundles store their members (nothing to inflate; the largest in Models/ is 9.4 MB, the
-    /// heaviest MediaPipe ships some tens of megabytes); what does come deflated is label files and the tests'
-    /// `.npz` goldens, a few megabytes each. A gigabyte leaves two orders of magnitude of room for a real deflated
+    /// heaviest MediaPipe ships some tens of megabytes), and so do NumPy's `savez` archives; what does come deflated
+    /// is small files such as label lists. A gigabyte leaves two orders of magnitude of room for a real deflated
     /// bundle while keeping a hostile one below what exhausts a CI runner or a phone. A member is inflated into
     /// memory (it cannot be mapped), so this is also the memory a bundle's deflated members may hold.
     static let defaultLimit = 1 << 30
