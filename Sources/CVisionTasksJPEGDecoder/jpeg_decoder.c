@@ -39,10 +39,11 @@ static void on_error(j_common_ptr info) {
 static const char *damage_kind(int code) {
     switch (code) {
     case JWRN_JPEG_EOF: return "truncated: premature end of JPEG data";
-    case JWRN_HIT_MARKER: return "truncated scan: a marker where entropy-coded data should be";
+    // A marker while the decoder still needs bits: the scan was cut short, or corrupt codes ran past its end.
+    case JWRN_HIT_MARKER: return "damaged scan: entropy-coded data ends early (truncated or corrupt)";
     case JWRN_HUFF_BAD_CODE:
-    case JWRN_ARITH_BAD_CODE: return "corrupt entropy-coded data";
-    case JWRN_MUST_RESYNC: return "corrupt entropy-coded data: lost restart marker sync";
+    case JWRN_ARITH_BAD_CODE: return "damaged scan: corrupt entropy-coded data";
+    case JWRN_MUST_RESYNC: return "damaged scan: lost restart marker sync";
     default: return NULL;
     }
 }
