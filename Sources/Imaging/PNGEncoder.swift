@@ -5,16 +5,20 @@ import Foundation
 public enum PNGEncoder {
     /// Encodes packed 8-bit pixels: 1 (gray), 3 (RGB) or 4 (RGBA) channels.
     public static func encode(pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageError) -> [UInt8] {
-        guard width > 0, height > 0, [1, 3, 4].contains(channels), pixels.count >= width * height * channels else {
+        // libpng takes 32-bit sizes and a 32-bit row stride: checked before any conversion could trap.
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: channels)
+        let (needed, neededOverflow) = rowBytes.multipliedReportingOverflow(by: height)
+        guard width > 0, height > 0, [1, 3, 4].contains(channels), !rowOverflow, !neededOverflow,
+              let width32 = UInt32(exactly: width), let height32 = UInt32(exactly: height), let stride = Int32(exactly: rowBytes),
+              pixels.count >= needed else {
             throw .encodingFailed("\(width)×\(height)×\(channels) from \(pixels.count) bytes")
         }
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
-        image.width = UInt32(width)
-        image.height = UInt32(height)
+        image.width = width32
+        image.height = height32
         image.format = channels == 1 ? PNGFormat.gray : channels == 3 ? PNGFormat.rgb : PNGFormat.rgba
         var size: Int = 0
-        let stride = Int32(width * channels)
         // First call sizes the output, second writes it.
         guard pixels.withUnsafeBytes({ png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, stride, nil) }) != 0 else {
             throw .encodingFailed("libpng could not size the image")

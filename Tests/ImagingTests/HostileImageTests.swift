@@ -100,6 +100,15 @@ final class HostileImageTests: XCTestCase {
         }
     }
 
+    /// Sizes whose byte counts overflow, or that libpng's 32-bit fields cannot hold, are typed errors when encoding.
+    func testEncodingOverflowingSizesIsTypedError() {
+        for (width, height, channels) in [(Int.max, 2, 3), (1 << 32, 1, 1), (1 << 31, 1, 4), (3, Int.max / 2, 3), (-1, 1, 3)] {
+            XCTAssertThrowsError(try PNGEncoder.encode(pixels: [0, 0, 0], width: width, height: height, channels: channels)) { error in
+                XCTAssertEqual(error as? ImageError, .encodingFailed("\(width)×\(height)×\(channels) from 3 bytes"))
+            }
+        }
+    }
+
     /// A progressive JPEG of one 8×8 block whose DC scan repeats 600 times: refused at scan 501 instead of costing a
     /// pass over the coefficients per scan (thousands of scans in a small file make minutes of work at full size).
     func testThousandsOfScansAreRefused() throws {
