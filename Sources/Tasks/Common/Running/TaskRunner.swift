@@ -125,9 +125,12 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     /// Video mode: one frame, tracked from the previous ones; timestamps must increase.
     func process(videoFrame image: MPImage, timestampMilliseconds timestamp: Int, method: String) throws(VisionTaskError) -> Pipeline.Result {
         try checkMode(method: method, .video)
-        try admission.withLock { (state) throws(VisionTaskError) in try Self.admit(timestamp, into: &state) }
+        // Admitted while holding the pipeline: two threads' frames are processed in the order their timestamps
+        // were admitted, so tracking and smoothing never see time go backwards. (The admission lock is never held
+        // while waiting for the pipeline, so this order cannot deadlock.)
         return try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
-            try pipeline.process(image, timestampMilliseconds: timestamp)
+            try admission.withLock { (state) throws(VisionTaskError) in try Self.admit(timestamp, into: &state) }
+            return try pipeline.process(image, timestampMilliseconds: timestamp)
         }
     }
 
