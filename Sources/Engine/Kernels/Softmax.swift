@@ -18,6 +18,8 @@ struct SoftmaxKernel: Kernel {
         guard depth > 0 else { throw context.fail("empty last dimension") }
         rows = context.graph.elementCount(input) / depth
         self.beta = beta
+        // The run writes as many values as it reads (a larger input wrote past a smaller output).
+        try context.expect(context.shape(input), forOutput: 0)
     }
 
     func run(_ memory: TensorMemory) {
