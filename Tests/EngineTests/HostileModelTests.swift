@@ -236,6 +236,15 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// Found by the float mutation test: SOFTMAX wrote as many values as its input has into a smaller output.
+    func testSoftmaxIntoASmallerOutputIsRefused() throws {
+        var b = TFLiteBuilder()
+        let x = b.tensor("x", .float32, [8, 4]), y = b.tensor("y", .float32, [1, 4])
+        b.op(25, inputs: [x], outputs: [y], optionsType: 9, options: [0: .float(1)])
+        (b.inputs, b.outputs) = ([x], [y])
+        assertInvalidGraph(try planError(b), mentions: "SOFTMAX: output shape [1, 4] but the inputs give [8, 4]")
+    }
+
     // MARK: axes, permutations, indices and options out of range
 
     func testOutOfRangeAxesPermutationsAndOptionsAreTypedErrors() throws {

@@ -47,9 +47,8 @@ struct DensifyKernel: Kernel {
             }
             blockSizes[order[level] - rank] = Int(size)
         }
-        var strides = Array(repeating: 1, count: rank)
-        for d in stride(from: rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * denseShape[d + 1] }
-        let denseCount = denseShape.reduce(1, *)
+        let strides = try context.arithmetic.strides(denseShape, "dense output")
+        let denseCount = try context.arithmetic.product(denseShape, "dense output")
         var destinations: [Int] = []
         destinations.reserveCapacity(min(storedCount, denseCount))
         var indices = Array(repeating: 0, count: levels)

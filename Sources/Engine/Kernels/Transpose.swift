@@ -18,8 +18,7 @@ struct TransposeKernel: Kernel {
               let elementBytes = context.type(input).byteSize else {
             throw context.fail("permutation \(permutation) for rank \(shape.count)")
         }
-        var strides = Array(repeating: 1, count: shape.count)
-        for d in stride(from: shape.count - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * shape[d + 1] }
+        let strides = try context.arithmetic.strides(shape, "input")
         outputShape = permutation.map { shape[$0] }
         sourceStrides = permutation.map { strides[$0] }
         self.elementBytes = elementBytes
