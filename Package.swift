@@ -111,6 +111,12 @@ let package = Package(
         .target(name: "VisionTasksTestSupport", path: "Tests/Support/TestSupport"),
         // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
         .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
+        // libFuzzer harnesses, one per parser, in one binary (tools/fuzz builds it with -sanitize=fuzzer,address).
+        .executableTarget(
+            name: "vision-tasks-fuzz",
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksFuzzDriver"],
+            path: "Tests/Fuzz/harnesses"),
+        .target(name: "CVisionTasksFuzzDriver", path: "Tests/Fuzz/driver"),
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
