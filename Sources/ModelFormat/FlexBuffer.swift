@@ -138,9 +138,11 @@ private struct FlexReader {
             let start = try indirect(at: position, width: parentWidth)
             let count = try elementCount(before: start, width: width)
             let keysStart = try indirect(at: start - 3 * width, width: width)
-            let keysWidth = Int(try uint(at: start - 2 * width, width: width))
-            guard [1, 2, 4, 8].contains(keysWidth),
-                  try uint(at: keysStart - keysWidth, width: keysWidth) == UInt64(count) else {
+            // Checked as the file's UInt64 before it becomes an Int: a width near 2^64 must not trap the conversion.
+            let declaredKeysWidth = try uint(at: start - 2 * width, width: width)
+            guard [1, 2, 4, 8].contains(declaredKeysWidth) else { throw fail("map keys width \(declaredKeysWidth)") }
+            let keysWidth = Int(declaredKeysWidth)
+            guard try uint(at: keysStart - keysWidth, width: keysWidth) == UInt64(count) else {
                 throw fail("map keys do not match its \(count) values")
             }
             let values = try untypedElements(start: start, count: count, width: width, depth: depth)

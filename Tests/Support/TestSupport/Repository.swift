@@ -23,4 +23,11 @@ public enum Repository {
     }
 
     public static func modelPath(_ name: String) -> String { models.appendingPathComponent(name).path }
+
+    /// The inputs that once crashed harness `harness` of tools/fuzz (Tests/Fuzz/regressions/HARNESS), with their names.
+    public static func fuzzRegressions(_ harness: String) throws -> [(name: String, bytes: [UInt8])] {
+        let folder = root.appendingPathComponent("Tests/Fuzz/regressions/\(harness)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        return try names.map { ($0, Array(try Data(contentsOf: folder.appendingPathComponent($0)))) }
+    }
 }
