@@ -44,6 +44,7 @@ public final class ExecutionPlan: Sendable {
     /// folded constants together would take more than `memoryBudget` bytes.
     public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
         guard let subgraph = model.subgraphs.first else { throw .unsupportedModel(reason: "the model has no subgraph") }
+        try Self.checkIndices(model: model, subgraph: subgraph)
         let arithmetic = ShapeArithmetic(operatorIndex: nil, operatorName: nil)
         var graph = GraphDescription(shapes: [], types: [], names: [], quantization: [], sparsity: [])
         for tensor in subgraph.tensors {
@@ -395,6 +396,26 @@ public final class ExecutionPlan: Sendable {
             absorbed.formUnion(positions.map { steps[$0].operatorIndex })
         }
         return (result, absorbed)
+    }
+
+    /// The parser checks every index, but a model's subgraphs are mutable values (tools and tests edit them):
+    /// indices are checked again here, so that an edited model is a typed error rather than a trap.
+    private static func checkIndices(model: TFLiteModel, subgraph: Subgraph) throws(EngineError) {
+        let count = subgraph.tensors.count
+        for (index, tensor) in subgraph.tensors.enumerated() where tensor.bufferIndex < 0 || tensor.bufferIndex >= model.buffers.count {
+            throw .invalidGraph(operatorIndex: nil, reason: "tensor \(index) ('\(tensor.name)') names buffer \(tensor.bufferIndex) of \(model.buffers.count)")
+        }
+        for tensor in subgraph.inputs + subgraph.outputs where tensor < 0 || Int(tensor) >= count {
+            throw .invalidGraph(operatorIndex: nil, reason: "graph input or output \(tensor) of \(count) tensors")
+        }
+        for (index, op) in subgraph.operators.enumerated() {
+            guard op.opcodeIndex >= 0, op.opcodeIndex < model.operatorCodes.count else {
+                throw .invalidGraph(operatorIndex: index, reason: "operator code \(op.opcodeIndex) of \(model.operatorCodes.count)")
+            }
+            for tensor in op.inputs + op.outputs where tensor < -1 || Int(tensor) >= count || (tensor == -1 && op.outputs.contains(tensor)) {
+                throw .invalidGraph(operatorIndex: index, reason: "tensor index \(tensor) of \(count) tensors")
+            }
+        }
     }
 
     /// Sparsity parameters describe how DENSIFY reads a constant; any other operator would read the short sparse

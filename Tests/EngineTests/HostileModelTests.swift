@@ -245,6 +245,20 @@ final class HostileModelTests: XCTestCase {
         assertInvalidGraph(try planError(b), mentions: "SOFTMAX: output shape [1, 4] but the inputs give [8, 4]")
     }
 
+    /// A parsed model edited afterwards (as tools and fuzzers do) may name buffers and tensors that do not exist.
+    func testIndicesOfAnEditedModelAreCheckedByThePlan() throws {
+        var base = try model(resizeModel(.float32, input: [1, 1, 2, 1], size: [1, 4], output: [1, 1, 4, 1]))
+        var edited = base
+        edited.subgraphs[0].tensors[1].bufferIndex = 99
+        XCTAssertThrowsError(try ExecutionPlan(model: edited)) { error in
+            self.assertInvalidGraph(error as? EngineError, mentions: "tensor 1 ('size') names buffer 99 of 2")
+        }
+        base.subgraphs[0].operators[0].inputs[0] = 7
+        XCTAssertThrowsError(try ExecutionPlan(model: base)) { error in
+            self.assertInvalidGraph(error as? EngineError, mentions: "tensor index 7 of 3 tensors")
+        }
+    }
+
     // MARK: axes, permutations, indices and options out of range
 
     func testOutOfRangeAxesPermutationsAndOptionsAreTypedErrors() throws {
