@@ -44,6 +44,14 @@ struct OperatorContext {
         }
     }
 
+    /// Operators that move elements (TRANSPOSE, UNPACK, …) copy the input's element size into every output: an
+    /// output of another type (a float16 output of a float32 TRANSPOSE) would be written past its end.
+    func requireSameType(_ tensors: [Int], as source: Int) throws(EngineError) {
+        for tensor in tensors where graph.types[tensor] != graph.types[source] {
+            throw fail("'\(graph.names[tensor])' is \(graph.types[tensor].name), '\(graph.names[source])' is \(graph.types[source].name)")
+        }
+    }
+
     /// A constant input's values as Float; throws when the input is not constant.
     func constantFloats(_ i: Int) throws(EngineError) -> [Float] {
         let tensor = try input(i)

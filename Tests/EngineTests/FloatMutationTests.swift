@@ -9,11 +9,12 @@ import XCTest
 /// refused with an `EngineError` or planned and run to the end. A trap would kill the test process, so reaching the
 /// end is the assertion; the counts check that the mutants were hostile enough to matter and mild enough to run.
 ///
-/// The models are a zoo of one-operator graphs built in code (every float kernel, small shapes, so a mutant costs
-/// well under a millisecond), whose constants — paddings, begin/end/strides, sizes, shapes, permutations, axes,
-/// indices, sparse segments — are drawn from values near the integer limits, plus a shipped float model.
+/// The models are a zoo of one-operator graphs built in code (every float kernel, and the uint8/int8 kernels of the
+/// operators that take those; small shapes, so a mutant costs well under a millisecond), whose constants — paddings,
+/// begin/end/strides, sizes, shapes, permutations, axes, indices, sparse segments — are drawn from values near the
+/// integer limits, plus a shipped float model. FLOAT_MUTANTS=<count> runs a longer search than CI's.
 final class FloatMutationTests: XCTestCase {
-    static let zooMutants = 1500
+    static let zooMutants = ProcessInfo.processInfo.environment["FLOAT_MUTANTS"].flatMap(Int.init) ?? 1500
     static let shippedMutants = 40
 
     /// Values that break arithmetic: zero, signs, the Int32 limits, large powers of two.
@@ -30,10 +31,16 @@ final class FloatMutationTests: XCTestCase {
     /// One zoo model with its constants drawn from `rng`.
     static func zooModel(_ kind: Int, _ rng: inout SplitMix64) -> TFLiteBuilder {
         var b = TFLiteBuilder()
-        let x = b.tensor("x", .float32, [1, 4, 4, 2])
+        // Operators that also take uint8 and int8 tensors run on those a third of the time (the quantized kernels
+        // and the type-agnostic ones), with one quantization on input and output as TFLite requires of most.
+        let quantizable: Set<Int> = [2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16]
+        let type: TFLiteBuilder.ElementType = quantizable.contains(kind) && Int.random(in: 0..<3, using: &rng) == 0
+            ? [.uint8, .int8].randomElement(using: &rng)! : .float32
+        let quantization = type == .float32 ? nil : TFLiteBuilder.Quantization(scale: [0.05], zeroPoint: [type == .uint8 ? 3 : -2])
+        let x = b.tensor("x", type, [1, 4, 4, 2], quantization: quantization)
         var outputs: [Int32] = []
         func out(_ shape: [Int32]) -> Int32 {
-            let t = b.tensor("y\(outputs.count)", .float32, shape)
+            let t = b.tensor("y\(outputs.count)", type, shape, quantization: quantization)
             outputs.append(t)
             return t
         }
@@ -77,7 +84,7 @@ final class FloatMutationTests: XCTestCase {
             b.op(39, inputs: [x, perm], outputs: [out([1, 4, 4, 2])])
         case 11:
             let axes = b.constant("axes", int32s: [p(1), p(2)])
-            b.op([40, 74, 82, 89].randomElement(using: &rng)!, inputs: [x, axes], outputs: [out([1, 2])], optionsType: 27, options: [0: .bool(false)])
+            b.op(type == .float32 ? [40, 74, 82, 89].randomElement(using: &rng)! : 40, inputs: [x, axes], outputs: [out([1, 2])], optionsType: 27, options: [0: .bool(false)])
         case 12:
             b.op(2, inputs: [x, x], outputs: [out([1, 4, 4, 4])], optionsType: 10, options: [0: .int32(p(3))])
         case 13:
@@ -136,10 +143,12 @@ final class FloatMutationTests: XCTestCase {
         }
         // Each mutant from a seed of its own, so that one can be replayed alone (FLOAT_MUTANT=<index>).
         let only = ProcessInfo.processInfo.environment["FLOAT_MUTANT"].flatMap(Int.init)
-        for index in 0..<Self.zooMutants where only.map({ $0 == index }) ?? true {
+        let trace = ProcessInfo.processInfo.environment["FLOAT_MUTANT_TRACE"] != nil
+        let first = ProcessInfo.processInfo.environment["FLOAT_MUTANT_FROM"].flatMap(Int.init) ?? 0
+        for index in first..<max(first, Self.zooMutants) where only.map({ $0 == index }) ?? true {
             rng = SplitMix64(seed: 0xF1_0A7 &+ UInt64(index) &* 0x9E37_79B9)
             let kind = Int.random(in: 0..<Self.zooKinds, using: &rng)
-            if only != nil { print("mutant \(index): zoo model \(kind)") }
+            if only != nil || trace { print("mutant \(index): zoo model \(kind)") }
             let bytes = Self.zooModel(kind, &rng).build()
             let parsed: TFLiteModel
             do { parsed = try TFLiteModel(bytes: ByteStorage(copying: bytes).slice) } catch {

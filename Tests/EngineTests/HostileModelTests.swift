@@ -259,6 +259,21 @@ final class HostileModelTests: XCTestCase {
         }
     }
 
+    /// Found by the float mutation test: TRANSPOSE and UNPACK copied float32 elements into float16 outputs, past
+    /// their end.
+    func testElementMovingOperatorsRefuseAnOutputOfAnotherType() throws {
+        var transpose = TFLiteBuilder()
+        let x = transpose.tensor("x", .float32, [2, 3]), y = transpose.tensor("y", .float16, [3, 2])
+        transpose.op(Self.transpose, inputs: [x, transpose.constant("perm", int32s: [1, 0])], outputs: [y])
+        (transpose.inputs, transpose.outputs) = ([x], [y])
+        assertInvalidGraph(try planError(transpose), mentions: "TRANSPOSE: 'y' is float16, 'x' is float32")
+        var unpack = TFLiteBuilder()
+        let u = unpack.tensor("u", .float32, [2, 3]), a = unpack.tensor("a", .float32, [3]), b = unpack.tensor("b", .int8, [3])
+        unpack.op(88, inputs: [u], outputs: [a, b], optionsType: 64, options: [0: .int32(2), 1: .int32(0)])
+        (unpack.inputs, unpack.outputs) = ([u], [a, b])
+        assertInvalidGraph(try planError(unpack), mentions: "UNPACK: 'b' is int8, 'u' is float32")
+    }
+
     // MARK: axes, permutations, indices and options out of range
 
     func testOutOfRangeAxesPermutationsAndOptionsAreTypedErrors() throws {

@@ -12,6 +12,7 @@ struct TransposeKernel: Kernel {
     init(_ context: OperatorContext) throws(EngineError) {
         input = try context.input(0)
         output = try context.output(0)
+        try context.requireSameType([output], as: input)
         let shape = context.shape(input)
         let permutation = try context.constantIntegers(1)
         guard permutation.count == shape.count, Set(permutation) == Set(0..<shape.count),

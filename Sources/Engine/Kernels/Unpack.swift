@@ -11,6 +11,7 @@ struct UnpackKernel: Kernel {
         guard case let .unpack(count, axisValue) = context.options else { throw context.fail("missing UnpackOptions") }
         input = try context.input(0)
         outputs = context.outputs
+        try context.requireSameType(outputs, as: input)
         let shape = context.shape(input)
         let axis = Int(axisValue) < 0 ? Int(axisValue) + shape.count : Int(axisValue)
         guard axis >= 0, axis < shape.count, shape[axis] == Int(count), outputs.count == Int(count),
