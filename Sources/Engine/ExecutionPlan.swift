@@ -128,6 +128,9 @@ public final class ExecutionPlan: Sendable {
                 for output in context.outputs {
                     try charge(graph.byteCount(output), "folded constant '\(graph.names[output])' of operator \(index) (\(code.name))")
                 }
+                // The fold's scratch lives only while it runs: charged, then given back.
+                try charge(kernel.scratchBytes, "scratch of the folded operator \(index) (\(code.name))")
+                charged -= kernel.scratchBytes
                 try Self.fold(kernel, context: context, constants: constants)
                 folded += 1
             } else {

@@ -234,6 +234,15 @@ final class HostileModelTests: XCTestCase {
         XCTAssertThrowsError(try Interpreter(model: try model(b), memoryBudget: 32 << 10)) { error in
             self.assertResourceLimit(error as? EngineError, mentions: "the arena of 2 activations")
         }
+        // An operator on constants runs at load: its output counts against the budget before it is allocated.
+        var folded = TFLiteBuilder()
+        let source = folded.constant("source", floats: [1, 2, 3, 4], shape: [1, 2, 2, 1])
+        let big = folded.tensor("big", .float32, [1, 512, 512, 1])
+        folded.op(Self.resizeBilinear, inputs: [source, folded.constant("size", int32s: [512, 512])], outputs: [big],
+                  optionsType: Self.resizeBilinearOptions, options: [:])
+        (folded.inputs, folded.outputs) = ([], [big])
+        XCTAssertNoThrow(try ExecutionPlan(model: try model(folded)))
+        assertResourceLimit(try planError(folded, memoryBudget: 1 << 19), mentions: "folded constant 'big' of operator 0 (RESIZE_BILINEAR)")
     }
 
     /// Found by the float mutation test: SOFTMAX wrote as many values as its input has into a smaller output.
