@@ -1,5 +1,5 @@
+internal import class VisionTasks.Locked
 import Crypto
-import Synchronization
 import VisionTasksModelFormat
 
 #if canImport(FoundationNetworking)
@@ -30,7 +30,7 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
     private let cache: ModelCache
     private let progress: Progress
     private let finish: @Sendable (Result<Void, ModelDownloadError>) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var partial: (path: String, descriptor: Int32)?

@@ -1,5 +1,4 @@
-import Synchronization
-
+internal import class VisionTasks.Locked
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -41,7 +40,7 @@ public final class ModelManager: Sendable {
     private static let shared = ModelManager()
 
     /// The downloads under way, by model name, with the progress each returned.
-    private let running = Mutex<[String: Progress]>([:])
+    private let running = Locked<[String: Progress]>([:])
     /// Where the checks before a download and the notifications run.
     private let queue = DispatchQueue(label: "VisionTasksMLKit.ModelManager", attributes: .concurrent)
     /// The cache to use; nil: the one the environment names, at each call.

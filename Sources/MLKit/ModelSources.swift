@@ -1,5 +1,4 @@
-import Synchronization
-
+internal import class VisionTasks.Locked
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,7 +15,7 @@ enum ModelSources {
     /// The environment variable of name-to-source lines.
     static let environmentVariable = "VISION_TASKS_MODEL_SOURCES"
 
-    private static let registered = Mutex<[String: RemoteModelSource]>([:])
+    private static let registered = Locked<[String: RemoteModelSource]>([:])
 
     /// A download's address and the SHA-256 its bytes must have (64 lowercase hexadecimal digits).
     struct Resolved: Equatable {

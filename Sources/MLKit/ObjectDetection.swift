@@ -181,7 +181,7 @@ public final class ObjectDetector: @unchecked Sendable {
     private let multiple: Bool
     private let classify: Bool
     private let models: Result<Models, ObjectDetectionError>
-    private let state = Mutex(Tracker())
+    private let state = Locked(Tracker())
     private let busy = Atomic<Bool>(false)
     private let work = DispatchQueue(label: "vision-tasks.mlkit.object-detector")
     private let delivery = DispatchQueue(label: "vision-tasks.mlkit.object-detector.delivery")

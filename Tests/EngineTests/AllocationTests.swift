@@ -42,7 +42,7 @@ final class AllocationTests: XCTestCase {
     }
 
     func testInvokeAllocatesNothingAfterWarmUp() throws {
-        guard allocation_counter_is_available() != 0 else { throw XCTSkip("allocation counting needs glibc") }
+        guard allocation_counter_is_available() != 0 else { throw XCTSkip("allocation counting needs glibc and no sanitizer") }
         let models = try Self.runnableModels()
         print("allocation check over \(models.count) models: \(models.map(\.name).joined(separator: ", "))")
         // At least the 11 float models the goldens cover (pose, face, hand, gesture, selfie) and the 4 quantized ones.
@@ -63,7 +63,7 @@ final class AllocationTests: XCTestCase {
 
     /// The counter itself counts: a test of zero would otherwise pass with a broken interposer.
     func testCounterSeesAllocations() throws {
-        guard allocation_counter_is_available() != 0 else { throw XCTSkip("allocation counting needs glibc") }
+        guard allocation_counter_is_available() != 0 else { throw XCTSkip("allocation counting needs glibc and no sanitizer") }
         allocation_counter_start()
         let array = (0..<1000).map { [$0] }
         let allocations = allocation_counter_stop()

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import VisionTasks
 import VisionTasksTestSupport
 import XCTest
 
@@ -32,7 +32,7 @@ final class HostileCLITests: XCTestCase {
         try process.run()
         let drained = DispatchGroup()
         // Drained at once: a child writing more than a pipe's 64 KB to one stream would otherwise stall.
-        let read = Mutex<[Int: Data]>([:])
+        let read = Locked<[Int: Data]>([:])
         for (index, pipe) in [out, err].enumerated() {
             DispatchQueue.global().async(group: drained) {
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import VisionTasks
 import VisionTasksImaging
 import VisionTasksTestSupport
@@ -54,7 +53,7 @@ final class HostileTaskInputTests: XCTestCase {
     }
 
     final class PoseAnswers: PoseLandmarkerLiveStreamDelegate, Sendable {
-        let answers = Mutex<[(timestamp: Int, poses: Int?)]>([])
+        let answers = Locked<[(timestamp: Int, poses: Int?)]>([])
         func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
                             timestampInMilliseconds timestamp: Int, error: (any Error)?) {
             answers.withLock { $0.append((timestamp, result?.landmarks.count)) }
@@ -200,7 +199,7 @@ final class HostileTaskInputTests: XCTestCase {
 /// every accepted frame is answered once, in order, and both waits return (bounded: the test fails, not hangs).
 final class LiveStreamAdmissionRaceTests: XCTestCase {
     final class Answers: ImageClassifierLiveStreamDelegate, Sendable {
-        let answered = Mutex<[Int]>([])
+        let answered = Locked<[Int]>([])
         func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
                              timestampInMilliseconds timestamp: Int, error: (any Error)?) {
             answered.withLock { $0.append(timestamp) }
@@ -232,7 +231,7 @@ final class LiveStreamAdmissionRaceTests: XCTestCase {
         // A small frame: admission, not inference, is what the threads contend for.
         let frame = try MPImage(pixels: [UInt8](repeating: 128, count: 16 * 16 * 3), width: 16, height: 16, format: .rgb8)
         let senders = 4, callsEach = 400
-        let accepted = Mutex<[Int]>([]), unexpected = Mutex<[String]>([])
+        let accepted = Locked<[Int]>([]), unexpected = Locked<[String]>([])
         let start = DispatchGroup(), finished = DispatchGroup()
         start.enter()
         for sender in 0..<senders {

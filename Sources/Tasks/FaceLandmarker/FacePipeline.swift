@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VisionTasksModelFormat
 
 /// The detector → region → landmarks pipeline of MediaPipe's face landmarker graphs, one frame at a time, with its
@@ -149,13 +148,13 @@ struct FaceEstimate: TrackedEstimate {
 /// landmarks stream alone.
 final class FaceResultStages: Sendable {
     /// The blendshape model's interpreter: one frame at a time.
-    private let blendshapes: Mutex<FaceBlendshapes?>
+    private let blendshapes: Locked<FaceBlendshapes?>
     private let geometry: FaceGeometry?
     /// Time in the geometry pipeline (as post-processing), and its calls.
     private let geometryClock = PostprocessingClock()
 
     init(blendshapes: sending FaceBlendshapes?, geometry: FaceGeometry?) {
-        self.blendshapes = Mutex(blendshapes)
+        self.blendshapes = Locked(blendshapes)
         self.geometry = geometry
     }
 

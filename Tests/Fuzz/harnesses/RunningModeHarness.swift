@@ -1,4 +1,3 @@
-import Synchronization
 @testable import VisionTasks
 
 /// The running-mode core as a user drives it: a byte stream of calls (image, video, live-stream, wait, close) with
@@ -42,7 +41,7 @@ enum RunningModeHarness {
             NormalizedLandmark(x: reader.float(), y: reader.float(), z: reader.float(), visibility: reader.float())
         }
         let runner = TaskRunner(pipeline, runningMode: mode, label: "fuzz")
-        let log = Mutex(Log())
+        let log = Locked(Log())
         var timestamp = 0
         var steps = 0
         while !reader.isAtEnd, steps < 64 {
@@ -82,7 +81,7 @@ enum RunningModeHarness {
 
     /// Answers are a prefix of the accepted frames in order, except that dropped frames are answered too: every
     /// accepted timestamp is answered once, and answers increase.
-    static func check(_ log: borrowing Mutex<Log>, complete: Bool) {
+    static func check(_ log: Locked<Log>, complete: Bool) {
         log.withLock { state in
             precondition(zip(state.answered, state.answered.dropFirst()).allSatisfy { $0 < $1 }, "answers out of order")
             if complete { precondition(state.answered == state.accepted, "an accepted frame was not answered exactly once") }

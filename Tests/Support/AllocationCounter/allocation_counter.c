@@ -9,7 +9,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#if defined(__linux__) && defined(__GLIBC__)
+// Not under a sanitizer: ASan and TSan bring their own malloc, and ours, defined in the executable, would take its
+// place — TSan's runtime crashes at start-up, and ASan would lose its heap red zones (no heap overflow found).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define VISION_TASKS_UNDER_SANITIZER 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(VISION_TASKS_UNDER_SANITIZER)
 
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);

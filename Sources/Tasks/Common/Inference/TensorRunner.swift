@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import VisionTasksEngine
 import VisionTasksModelFormat
 
@@ -18,7 +17,7 @@ package struct StageTimings: Sendable {
 /// Post-processing time of a stage that may run off the pipeline's thread (a live stream's later stages run on its
 /// delivery queue): its own lock.
 final class PostprocessingClock: Sendable {
-    private let timings = Mutex(StageTimings())
+    private let timings = Locked(StageTimings())
 
     func measure<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         let start = now()

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A task's per-frame work: its models and its video-mode state (tracked regions, smoothing filters). Lives inside a
 /// ``TaskRunner``, which calls it one frame at a time.
@@ -64,9 +63,9 @@ enum LiveStreamOutcome<Result: Sendable>: Sendable {
 final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     let runningMode: RunningMode
     /// The pipeline is held for a whole frame.
-    private let pipeline: Mutex<Pipeline>
+    private let pipeline: Locked<Pipeline>
     /// Admission state, never held while a frame is processed, so `detectAsync` callers never wait for a frame.
-    private let admission = Mutex(Admission())
+    private let admission = Locked(Admission())
     private let workQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
     private let onDeliveryQueue = DispatchSpecificKey<Bool>()
@@ -104,7 +103,7 @@ final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
     }
 
     init(_ pipeline: sending Pipeline, runningMode: RunningMode, label: String) {
-        self.pipeline = Mutex(pipeline)
+        self.pipeline = Locked(pipeline)
         self.runningMode = runningMode
         workQueue = DispatchQueue(label: "vision-tasks.\(label).work")
         deliveryQueue = DispatchQueue(label: "vision-tasks.\(label).delivery")
