@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 internal import VisionTasks
+import VisionTasksModelFormat
 
 /// How a detector is used (ML Kit's `ObjectDetectorMode`): a live stream, where objects keep tracking IDs from frame
 /// to frame, or unrelated single images.
@@ -218,8 +219,10 @@ public final class ObjectDetector: @unchecked Sendable {
             if let local = custom.localModel {
                 path = local.path
                 if let labelsPath = local.labelsPath {
-                    guard let text = try? String(contentsOfFile: labelsPath, encoding: .utf8) else {
-                        throw .modelUnavailable("cannot read the label file \(labelsPath)")
+                    // Through the model reader's open: a FIFO or device named as the label file is refused, not waited on.
+                    let text: String
+                    do { text = String(decoding: try ByteSlice.mapping(path: labelsPath).bytes, as: UTF8.self) } catch {
+                        throw .modelUnavailable("cannot read the label file \(labelsPath): \(error)")
                     }
                     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
                     while lines.last?.isEmpty == true { lines.removeLast() }

@@ -101,6 +101,14 @@ final class ObjectDetectionTests: XCTestCase {
         XCTAssertThrowsError(try labels(LocalModel(path: stripped))) { error in
             guard case .modelUnavailable? = error as? ObjectDetectionError else { return XCTFail("\(error)") }
         }
+        // A label file that is a FIFO (nothing will ever write to it) is refused at once, not waited on.
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("labels-\(UUID().uuidString).fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        XCTAssertThrowsError(try labels(LocalModel(path: stripped, labelsPath: fifo))) { error in
+            guard case let .modelUnavailable(reason)? = error as? ObjectDetectionError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("not a regular file"), reason)
+        }
     }
 
     /// Stream mode on two real clips: an object matched to one of the previous frame (mutual best overlap, IoU ≥ 0.5)
