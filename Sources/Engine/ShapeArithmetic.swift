@@ -71,8 +71,9 @@ struct ShapeArithmetic: Sendable {
             if overflow { overflowed = true; break }
             bytes = next
         }
-        // A zero dimension makes any product zero, even one that overflowed on the way.
-        if overflowed, shape.contains(0) { return 0 }
+        // Overflowing on the way is refused even when a later dimension is zero: every other product of the shape
+        // (GraphDescription's, the kernels' strides) multiplies in this order without checks (libFuzzer found
+        // [0x7fff…, 0x7fff…, 0]-like shapes trapping the plan's constant check).
         return try limited(overflowed ? .max : bytes, "\(what()) of shape \(shape)")
     }
 
