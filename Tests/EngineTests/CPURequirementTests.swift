@@ -8,6 +8,11 @@ import XCTest
 final class CPURequirementTests: XCTestCase {
     func testTunedBinaryRefusesACPUWithoutAVX2AndFMAWithAMessage() throws {
         #if arch(x86_64)
+        // tools/sanitize says which sanitizer the binaries carry: qemu-user cannot give ASan or TSan the shadow memory
+        // they reserve at start-up (the child dies with status 9 before our check runs), so there is nothing to test.
+        if let sanitizer = ProcessInfo.processInfo.environment["VISION_TASKS_SANITIZER"] {
+            throw XCTSkip("a \(sanitizer)-sanitized binary does not start under qemu-user")
+        }
         let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return XCTFail("\(binary.path) is not built: run `swift build` before `swift test` (tools/run-tests does)")
