@@ -75,7 +75,10 @@ final class SoakTests: XCTestCase {
         print("soak \(clip): \(frames) frames, \(found) found, resident kB every 150 frames: \(samples)")
         XCTAssertGreaterThanOrEqual(frames, expected, clip)  // a stream copy may add a frame at a seam
         XCTAssertGreaterThan(found, 0, clip)
-        // After the first 150 frames (warm-up), at most 4 MB more, as for pose.
+        // After the first 150 frames (warm-up), at most 4 MB more, as for pose. Not under ASan (tools/sanitize sets
+        // VISION_TASKS_SANITIZER): its quarantine keeps up to 256 MB of freed memory resident by design, and its leak
+        // check at exit is the stricter test there.
+        if ProcessInfo.processInfo.environment["VISION_TASKS_SANITIZER"] != nil { return }
         let warmed = try XCTUnwrap(samples.first)
         XCTAssertLessThanOrEqual((samples.max() ?? warmed) - warmed, 4096, "\(clip): resident memory grew after warm-up")
     }
