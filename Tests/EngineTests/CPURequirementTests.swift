@@ -11,7 +11,7 @@ final class CPURequirementTests: XCTestCase {
         // tools/sanitize says which sanitizer the binaries carry: qemu-user cannot give ASan or TSan the shadow memory
         // they reserve at start-up (the child dies with status 9 before our check runs), so there is nothing to test.
         if let sanitizer = ProcessInfo.processInfo.environment["VISION_TASKS_SANITIZER"] {
-            throw XCTSkip("a \(sanitizer)-sanitized binary does not start under qemu-user")
+            throw XCTSkip("a binary built with --sanitize=\(sanitizer) does not start under qemu-user")
         }
         let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
