@@ -10,7 +10,9 @@ final class HostileVideoTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        guard VideoDecoderTestSupport.ffmpegInstalled else { throw XCTSkip("ffmpeg is not installed") }
+        // ffmpeg is a dependency tools/setup installs: without it these tests fail rather than pass unseen.
+        struct MissingFFmpeg: Error, CustomStringConvertible { var description: String { "ffmpeg is not on PATH: run tools/setup" } }
+        guard VideoDecoderTestSupport.ffmpegInstalled else { throw MissingFFmpeg() }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-video-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
