@@ -3,85 +3,12 @@ import Foundation
 import VisionTasksImaging
 import VisionTasks
 
-/// A landmark task as the bench drives it: MediaPipe's running-mode methods and our per-stage timings.
-protocol BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds: Int?) throws
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
-    func waitUntilIdle()
-    /// Stage name and its timings so far, in pipeline order.
-    var stages: [(String, StageTimings)] { get }
-}
-
-extension PoseLandmarker: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
-    }
-    var stages: [(String, StageTimings)] {
-        let t = timings
-        return [("detector", t.detector), ("landmarks", t.landmarks)] + (t.masks.calls > 0 ? [("masks", t.masks)] : [])
+extension VisionTask {
+    /// One frame in image mode (`timestamp` nil) or video mode; the result is not kept.
+    func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try timestamp.map { try process(videoFrame: image, timestampInMilliseconds: $0) } ?? process(image: image)
     }
 }
-
-extension FaceLandmarker: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
-    }
-    var stages: [(String, StageTimings)] {
-        let t = timings
-        return [("detector", t.detector), ("landmarks", t.landmarks)] + (t.blendshapes.map { [("blendshapes", $0)] } ?? [])
-            + (t.geometry.map { [("geometry", $0)] } ?? [])
-    }
-}
-
-extension HandLandmarker: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
-    }
-    var stages: [(String, StageTimings)] { [("detector", timings.detector), ("landmarks", timings.landmarks)] }
-}
-
-extension GestureRecognizer: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try recognize(videoFrame: image, timestampInMilliseconds: $0) } ?? recognize(image: image)
-    }
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try recognizeAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-    var stages: [(String, StageTimings)] {
-        let t = timings
-        return [("detector", t.detector), ("landmarks", t.landmarks), ("gestures", t.gestures)]
-    }
-}
-
-extension ObjectDetector: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detect(image: image)
-    }
-    var stages: [(String, StageTimings)] { [("detector", timings)] }
-}
-
-extension ImageClassifier: BenchLandmarker {
-    func detectFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try classify(videoFrame: image, timestampInMilliseconds: $0) } ?? classify(image: image)
-    }
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try classifyAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-    var stages: [(String, StageTimings)] { [("classifier", timings)] }
-}
-
-/// The options every task class has under MediaPipe's names (the library's option classes share no protocol).
-protocol BenchOptions: AnyObject {
-    var baseOptions: BaseOptions { get set }
-    var runningMode: RunningMode { get set }
-}
-
-extension ImageClassifierOptions: BenchOptions {}
-extension ObjectDetectorOptions: BenchOptions {}
-extension HandLandmarkerOptions: BenchOptions {}
-extension GestureRecognizerOptions: BenchOptions {}
-extension FaceLandmarkerOptions: BenchOptions {}
-extension PoseLandmarkerOptions: BenchOptions {}
 
 /// `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and `bench classify`: a landmarker end to end, per stage, in image, video or live-stream mode, with
 /// MediaPipe's own pipeline on the same frames beside it.
@@ -194,8 +121,8 @@ enum LandmarkerBenchmark {
 
         // Warm-up, then measure.
         let warmup = a.mode == "image" ? 3 : 0
-        for _ in 0..<warmup { try landmarker.detectFrame(first, timestampInMilliseconds: nil) }
-        let before = landmarker.stages
+        for _ in 0..<warmup { try landmarker.processFrame(first, timestampInMilliseconds: nil) }
+        let before = landmarker.stageTimings
         var frameCount = 0
         if a.mode == "live" {
             // A source far faster than either pipeline (a frame every millisecond) for three seconds a turn: what
@@ -212,17 +139,16 @@ enum LandmarkerBenchmark {
             let clip = LiveScene(frameCount: frames.count, firstTimestamp: frames.first!.1, lastTimestamp: frames.last!.1)
             // The scene goes on from one live turn to the next; MediaPipe's turn sees the part ours just saw.
             var sceneClock = 0.0
-            let imageSink = LiveSink()  // held: the landmarker keeps its delegate weakly (unused in image mode)
-            let (imageMode, _) = try make(task, a, runningMode: .image, sink: imageSink)
+            let (imageMode, _) = try make(task, a, runningMode: .image, sink: LiveSink())
             let photo = try MPImage(contentsOfFile: a.image)
-            for _ in 0..<3 { try imageMode.detectFrame(photo, timestampInMilliseconds: nil) }
+            for _ in 0..<3 { try imageMode.processFrame(photo, timestampInMilliseconds: nil) }
             for _ in 0..<a.rounds {
                 let sceneStart = sceneClock
                 let start = DispatchTime.now().uptimeNanoseconds
                 let delivered = sink.count
                 var submitted = 0
                 while case let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, elapsed < 3 {
-                    try landmarker.detectAsync(image: frames[clip.frame(atSeconds: sceneClock + elapsed)].0, timestampInMilliseconds: timestamp)
+                    try landmarker.processAsync(image: frames[clip.frame(atSeconds: sceneClock + elapsed)].0, timestampInMilliseconds: timestamp)
                     submitted += 1
                     timestamp += 1
                     usleep(1000)
@@ -237,7 +163,7 @@ enum LandmarkerBenchmark {
                 let imageStart = DispatchTime.now().uptimeNanoseconds
                 var imageFrames = 0
                 while Double(DispatchTime.now().uptimeNanoseconds - imageStart) / 1e9 < 2 {
-                    try imageMode.detectFrame(photo, timestampInMilliseconds: nil)
+                    try imageMode.processFrame(photo, timestampInMilliseconds: nil)
                     imageFrames += 1
                 }
                 let imageRate = Double(imageFrames) / (Double(DispatchTime.now().uptimeNanoseconds - imageStart) / 1e9)
@@ -263,7 +189,7 @@ enum LandmarkerBenchmark {
                 var mine: [Double] = []
                 for (image, timestamp) in batchFrames {
                     let t0 = DispatchTime.now().uptimeNanoseconds
-                    try landmarker.detectFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
+                    try landmarker.processFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
                     mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 }
                 ours += mine
@@ -284,11 +210,12 @@ enum LandmarkerBenchmark {
             }
         }
         landmarker.waitUntilIdle()
-        let after = landmarker.stages
+        let after = landmarker.stageTimings
         let n = Double(max(frameCount, 1))
         // By name: a stage that had not run yet (pose masks in video mode) is missing from `before`.
-        for (name, b) in after {
-            let a = before.first { $0.0 == name }?.1 ?? StageTimings()
+        for stage in after {
+            let name = stage.stage, b = stage.timings
+            let a = before.first { $0.stage == name }?.timings ?? StageTimings()
             let calls = b.calls - a.calls
             print(String(format: "  %-11@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
                          (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n))
@@ -304,43 +231,33 @@ enum LandmarkerBenchmark {
     }
 
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
-    static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchLandmarker, String) {
-        let live = runningMode == .liveStream
-        func configured<Options: BenchOptions>(_ options: Options) -> Options {
+    static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any VisionTask, String) {
+        func configured<Options: TaskOptions>(_ options: Options) -> Options {
             options.baseOptions.modelAssetPath = a.model
             options.baseOptions.numThreads = a.threads
             options.runningMode = runningMode
+            if runningMode == .liveStream { options.liveStreamHandler = { _, outcome in sink.count(outcome) } }
             return options
         }
         switch task.name {
         case "classify":
-            let options = configured(ImageClassifierOptions())
-            if live { options.imageClassifierLiveStreamDelegate = sink }
-            return (try ImageClassifier(options: options), "default options")
+            return (try ImageClassifier(options: configured(ImageClassifierOptions())), "default options")
         case "object":
             // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
-            let options = configured(ObjectDetectorOptions())
-            if live { options.objectDetectorLiveStreamDelegate = sink }
-            return (try ObjectDetector(options: options), "default options")
+            return (try ObjectDetector(options: configured(ObjectDetectorOptions())), "default options")
         case "hand":
             // numHands 1, MediaPipe's default, as the MediaPipe side runs.
-            let options = configured(HandLandmarkerOptions())
-            if live { options.handLandmarkerLiveStreamDelegate = sink }
-            return (try HandLandmarker(options: options), "numHands 1 (MediaPipe's default)")
+            return (try HandLandmarker(options: configured(HandLandmarkerOptions())), "numHands 1 (MediaPipe's default)")
         case "gesture":
-            let options = configured(GestureRecognizerOptions())
-            if live { options.gestureRecognizerLiveStreamDelegate = sink }
-            return (try GestureRecognizer(options: options), "numHands 1 (MediaPipe's default)")
+            return (try GestureRecognizer(options: configured(GestureRecognizerOptions())), "numHands 1 (MediaPipe's default)")
         case "face":
             let options = configured(FaceLandmarkerOptions())
             options.outputFaceBlendshapes = true
             options.outputFacialTransformationMatrixes = true
-            if live { options.faceLandmarkerLiveStreamDelegate = sink }
             return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
         default:
             let options = configured(PoseLandmarkerOptions())
             options.outputSegmentationMasks = a.segmentationMasks
-            if live { options.poseLandmarkerLiveStreamDelegate = sink }
             return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)" + (a.segmentationMasks ? ", segmentation masks on" : ""))
         }
     }
@@ -375,30 +292,16 @@ struct LiveScene {
     }
 }
 
-/// Counts live-stream results, of either task.
-final class LiveSink: PoseLandmarkerLiveStreamDelegate, FaceLandmarkerLiveStreamDelegate, HandLandmarkerLiveStreamDelegate,
-    GestureRecognizerLiveStreamDelegate, ObjectDetectorLiveStreamDelegate, ImageClassifierLiveStreamDelegate, @unchecked Sendable {
-    func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
+/// Counts live-stream results (not dropped frames), of any task.
+final class LiveSink: Sendable {
+    private let delivered = Locked(0)
+
+    func count(_ outcome: LiveStreamOutcome<any Sendable>) {
+        if case .dropped = outcome { return }
+        delivered.withLock { $0 += 1 }
     }
-    func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
-    }
-    private let lock = NSLock()
-    private var delivered = 0
-    var count: Int { lock.lock(); defer { lock.unlock() }; return delivered }
-    func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
-    }
-    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
-    }
-    func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
-    }
-    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?, timestampInMilliseconds: Int, error: (any Error)?) {
-        lock.lock(); delivered += 1; lock.unlock()
-    }
+
+    var count: Int { delivered.withLock { $0 } }
 }
 
 struct BenchError: Error, CustomStringConvertible {

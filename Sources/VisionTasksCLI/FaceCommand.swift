@@ -18,42 +18,19 @@ struct FaceCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "face")
         let options = FaceLandmarkerOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
         options.numFaces = numFaces
         options.outputFaceBlendshapes = blendshapes
         options.outputFacialTransformationMatrixes = transformationMatrixes
         options.landmarkSmoothing = common.smoothing
-        let delegate = runner.live.map(FaceLiveStreamDelegate.init)
-        options.faceLandmarkerLiveStreamDelegate = delegate
-        let landmarker: FaceLandmarker
-        do { landmarker = try FaceLandmarker(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(landmarker) }
+        try TaskCommandRunner(options: common, taskName: "face").run(FaceLandmarker.self, options)
     }
 }
 
-extension FaceLandmarker: CommandTask {
-    static func json(_ result: FaceLandmarkerResult) -> [String: Any] { ReferenceJSON.face(result) }
-    static func draw(_ result: FaceLandmarkerResult, on image: MPImage) -> Canvas { FaceDrawing.draw(result, on: image) }
-    static func summary(_ result: FaceLandmarkerResult) -> String { "\(result.faceLandmarks.count) face(s)" }
-}
-
-/// `vision-tasks face --live-stream`'s delegate: hands each answer to the collector.
-final class FaceLiveStreamDelegate: FaceLandmarkerLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
-                        timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(ReferenceJSON.face), timestamp: timestamp, error: error)
-    }
-
-    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
-    }
+extension FaceLandmarkerResult: CommandResult {
+    var referenceJSON: [String: Any] { ReferenceJSON.face(self) }
+    func drawing(on image: MPImage) -> Canvas { FaceDrawing.draw(self, on: image) }
+    var summary: String { "\(faceLandmarks.count) face(s)" }
 }
 
 extension ReferenceJSON {

@@ -10,6 +10,13 @@ struct HandCommandOptions: ParsableArguments {
     func validate() throws {
         try OptionRange.check(numHands, in: OptionRange.instances, option: "--num-hands")
     }
+
+    /// The hand-finding options of either task, from the command line.
+    func configured<Options: HandTaskOptions>(_ options: Options, common: TaskCommandOptions) -> Options {
+        options.numHands = numHands
+        options.landmarkSmoothing = common.smoothing
+        return options
+    }
 }
 
 struct HandCommand: ParsableCommand {
@@ -21,18 +28,8 @@ struct HandCommand: ParsableCommand {
     @OptionGroup var hands: HandCommandOptions
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "hand")
-        let options = HandLandmarkerOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
-        options.numHands = hands.numHands
-        options.landmarkSmoothing = common.smoothing
-        let delegate = runner.live.map(HandLiveStreamDelegate.init)
-        options.handLandmarkerLiveStreamDelegate = delegate
-        let landmarker: HandLandmarker
-        do { landmarker = try HandLandmarker(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(landmarker) }
+        try TaskCommandRunner(options: common, taskName: "hand")
+            .run(HandLandmarker.self, hands.configured(HandLandmarkerOptions(), common: common))
     }
 }
 
@@ -45,79 +42,33 @@ struct GestureCommand: ParsableCommand {
     @OptionGroup var hands: HandCommandOptions
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "gesture")
-        let options = GestureRecognizerOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
-        options.numHands = hands.numHands
-        options.landmarkSmoothing = common.smoothing
-        let delegate = runner.live.map(GestureLiveStreamDelegate.init)
-        options.gestureRecognizerLiveStreamDelegate = delegate
-        let recognizer: GestureRecognizer
-        do { recognizer = try GestureRecognizer(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(recognizer) }
+        try TaskCommandRunner(options: common, taskName: "gesture")
+            .run(GestureRecognizer.self, hands.configured(GestureRecognizerOptions(), common: common))
     }
 }
 
-extension HandLandmarker: CommandTask {
-    static func json(_ result: HandLandmarkerResult) -> [String: Any] {
-        ReferenceJSON.hands(handedness: result.handedness, gestures: nil, landmarks: result.landmarks, world: result.worldLandmarks)
+extension HandLandmarkerResult: CommandResult {
+    var referenceJSON: [String: Any] {
+        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks)
     }
-    static func draw(_ result: HandLandmarkerResult, on image: MPImage) -> Canvas {
-        HandDrawing.draw(landmarks: result.landmarks, labels: result.handedness.map { $0.first?.categoryName ?? "" }, on: image)
+    func drawing(on image: MPImage) -> Canvas {
+        HandDrawing.draw(landmarks: landmarks, labels: handedness.map { $0.first?.categoryName ?? "" }, on: image)
     }
-    static func summary(_ result: HandLandmarkerResult) -> String { "\(result.landmarks.count) hand(s)" }
+    var summary: String { "\(landmarks.count) hand(s)" }
 }
 
-extension GestureRecognizer: CommandTask {
-    func detect(image: MPImage) throws -> GestureRecognizerResult { try recognize(image: image) }
-    func detect(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int) throws -> GestureRecognizerResult {
-        try recognize(videoFrame: image, timestampInMilliseconds: timestamp)
+extension GestureRecognizerResult: CommandResult {
+    var referenceJSON: [String: Any] {
+        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks)
     }
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try recognizeAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-    static func json(_ result: GestureRecognizerResult) -> [String: Any] {
-        ReferenceJSON.hands(handedness: result.handedness, gestures: result.gestures, landmarks: result.landmarks, world: result.worldLandmarks)
-    }
-    static func draw(_ result: GestureRecognizerResult, on image: MPImage) -> Canvas {
-        let labels = zip(result.handedness, result.gestures).map { handedness, gestures in
+    func drawing(on image: MPImage) -> Canvas {
+        let labels = zip(handedness, gestures).map { handedness, gestures in
             [handedness.first?.categoryName, gestures.first?.categoryName].compactMap { $0 }.joined(separator: " ")
         }
-        return HandDrawing.draw(landmarks: result.landmarks, labels: labels, on: image)
+        return HandDrawing.draw(landmarks: landmarks, labels: labels, on: image)
     }
-    static func summary(_ result: GestureRecognizerResult) -> String {
-        "\(result.landmarks.count) hand(s)" + (result.gestures.isEmpty ? "" : ": " + result.gestures.map { $0.first?.categoryName ?? "-" }.joined(separator: ", "))
-    }
-}
-
-/// The `--live-stream` delegates: each hands its answers to the collector.
-final class HandLiveStreamDelegate: HandLandmarkerLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
-                        timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(HandLandmarker.json), timestamp: timestamp, error: error)
-    }
-
-    func handLandmarker(_ handLandmarker: HandLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
-    }
-}
-
-final class GestureLiveStreamDelegate: GestureRecognizerLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
-                           timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(GestureRecognizer.json), timestamp: timestamp, error: error)
-    }
-
-    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
+    var summary: String {
+        "\(landmarks.count) hand(s)" + (gestures.isEmpty ? "" : ": " + gestures.map { $0.first?.categoryName ?? "-" }.joined(separator: ", "))
     }
 }
 

@@ -10,15 +10,13 @@ struct CategoryOptions: ParsableArguments {
     @Option(help: "Only these category names (repeat the option).") var allow: [String] = []
     @Option(help: "Never these category names (repeat the option).") var deny: [String] = []
 
-    /// Sets a task's options from the command line: model, threads, running mode and these fields.
-    func apply(to options: ClassificationTaskOptions, common: TaskCommandOptions) {
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
+    /// A task's classifier fields from the command line.
+    func configured<Options: ClassificationTaskOptions>(_ options: Options) -> Options {
         options.maxResults = maxResults
         options.scoreThreshold = scoreThreshold
         options.categoryAllowlist = allow
         options.categoryDenylist = deny
+        return options
     }
 
     func validate() throws {
@@ -37,27 +35,20 @@ struct ObjectCommand: ParsableCommand {
     @OptionGroup var categories: CategoryOptions
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "object")
-        let options = ObjectDetectorOptions()
-        categories.apply(to: options, common: common)
-        let delegate = runner.live.map(ObjectLiveStreamDelegate.init)
-        options.objectDetectorLiveStreamDelegate = delegate
-        let detector: ObjectDetector
-        do { detector = try ObjectDetector(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(detector) }
+        try TaskCommandRunner(options: common, taskName: "object").run(ObjectDetector.self, categories.configured(ObjectDetectorOptions()))
     }
 }
 
-extension ObjectDetector: CommandTask {
-    static func json(_ result: ObjectDetectorResult) -> [String: Any] { ReferenceJSON.objects(result) }
-    static func summary(_ result: ObjectDetectorResult) -> String {
-        "\(result.detections.count) object(s)" + (result.detections.first.map { ", best \($0.categories.first?.categoryName ?? "?")" } ?? "")
+extension ObjectDetectorResult: CommandResult {
+    var referenceJSON: [String: Any] { ReferenceJSON.objects(self) }
+    var summary: String {
+        "\(detections.count) object(s)" + (detections.first.map { ", best \($0.categories.first?.categoryName ?? "?")" } ?? "")
     }
 
-    static func draw(_ result: ObjectDetectorResult, on image: MPImage) -> Canvas {
+    func drawing(on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
         let scale = max(1, Double(max(image.width, image.height)) / 600)
-        for detection in result.detections {
+        for detection in detections {
             let box = detection.boundingBox
             canvas.drawBox(x: Double(box.minX), y: Double(box.minY), width: Double(box.width), height: Double(box.height), thickness: scale, .green)
             let text = detection.categories.map { String(format: "%@ %.2f", $0.categoryName ?? "\($0.index)", $0.score) }.joined(separator: ", ")
@@ -65,20 +56,6 @@ extension ObjectDetector: CommandTask {
             canvas.drawLabel(text, x: x + 2, y: max(0, y - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
         }
         return canvas
-    }
-}
-
-final class ObjectLiveStreamDelegate: ObjectDetectorLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
-                        timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(ReferenceJSON.objects), timestamp: timestamp, error: error)
-    }
-
-    func objectDetector(_ objectDetector: ObjectDetector, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
     }
 }
 
@@ -91,54 +68,25 @@ struct ClassifyCommand: ParsableCommand {
     @OptionGroup var categories: CategoryOptions
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "classify")
-        let options = ImageClassifierOptions()
-        categories.apply(to: options, common: common)
-        let delegate = runner.live.map(ClassifierLiveStreamDelegate.init)
-        options.imageClassifierLiveStreamDelegate = delegate
-        let classifier: ImageClassifier
-        do { classifier = try ImageClassifier(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(classifier) }
+        try TaskCommandRunner(options: common, taskName: "classify").run(ImageClassifier.self, categories.configured(ImageClassifierOptions()))
     }
 }
 
-extension ImageClassifier: CommandTask {
-    func detect(image: MPImage) throws -> ImageClassifierResult { try classify(image: image) }
-    func detect(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int) throws -> ImageClassifierResult {
-        try classify(videoFrame: image, timestampInMilliseconds: timestamp)
-    }
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try classifyAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-
-    static func json(_ result: ImageClassifierResult) -> [String: Any] { ReferenceJSON.classifications(result) }
-    static func summary(_ result: ImageClassifierResult) -> String {
-        let best = result.classificationResult.classifications.first?.categories.first
+extension ImageClassifierResult: CommandResult {
+    var referenceJSON: [String: Any] { ReferenceJSON.classifications(self) }
+    var summary: String {
+        let best = classificationResult.classifications.first?.categories.first
         return best.map { String(format: "%@ %.3f", $0.categoryName ?? "\($0.index)", $0.score) } ?? "no category"
     }
 
-    static func draw(_ result: ImageClassifierResult, on image: MPImage) -> Canvas {
+    func drawing(on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
         let scale = max(1, Int((Double(max(image.width, image.height)) / 600).rounded()))
-        for (i, category) in (result.classificationResult.classifications.first?.categories.prefix(5) ?? []).enumerated() {
+        for (i, category) in (classificationResult.classifications.first?.categories.prefix(5) ?? []).enumerated() {
             canvas.drawLabel(String(format: "%@ %.3f", category.categoryName ?? "\(category.index)", category.score),
                              x: 4, y: 4 + i * 10 * scale, scale: scale, .white)
         }
         return canvas
-    }
-}
-
-final class ClassifierLiveStreamDelegate: ImageClassifierLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func imageClassifier(_ imageClassifier: ImageClassifier, didFinishClassification result: ImageClassifierResult?,
-                         timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(ReferenceJSON.classifications), timestamp: timestamp, error: error)
-    }
-
-    func imageClassifier(_ imageClassifier: ImageClassifier, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
     }
 }
 

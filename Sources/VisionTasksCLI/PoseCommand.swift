@@ -17,41 +17,18 @@ struct PoseCommand: ParsableCommand {
     }
 
     func run() throws {
-        let runner = try TaskCommandRunner(options: common, taskName: "pose")
         let options = PoseLandmarkerOptions()
-        options.baseOptions.modelAssetPath = common.model
-        options.baseOptions.numThreads = common.threads
-        options.runningMode = common.runningMode
         options.numPoses = numPoses
         options.outputSegmentationMasks = segmentation
         options.landmarkSmoothing = common.smoothing
-        let delegate = runner.live.map(PoseLiveStreamDelegate.init)
-        options.poseLandmarkerLiveStreamDelegate = delegate
-        let landmarker: PoseLandmarker
-        do { landmarker = try PoseLandmarker(options: options) } catch { throw CLIError(description: "\(common.model): \(error)") }
-        try withExtendedLifetime(delegate) { try runner.run(landmarker) }
+        try TaskCommandRunner(options: common, taskName: "pose").run(PoseLandmarker.self, options)
     }
 }
 
-extension PoseLandmarker: CommandTask {
-    static func json(_ result: PoseLandmarkerResult) -> [String: Any] { ReferenceJSON.pose(result) }
-    static func draw(_ result: PoseLandmarkerResult, on image: MPImage) -> Canvas { PoseDrawing.draw(result, on: image) }
-    static func summary(_ result: PoseLandmarkerResult) -> String { "\(result.landmarks.count) pose(s)" }
-}
-
-/// `vision-tasks pose --live-stream`'s delegate: hands each answer to the collector.
-final class PoseLiveStreamDelegate: PoseLandmarkerLiveStreamDelegate {
-    let collector: LiveStreamCollector
-    init(_ collector: LiveStreamCollector) { self.collector = collector }
-
-    func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
-                        timestampInMilliseconds timestamp: Int, error: (any Error)?) {
-        collector.finished(result.map(ReferenceJSON.pose), timestamp: timestamp, error: error)
-    }
-
-    func poseLandmarker(_ poseLandmarker: PoseLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {
-        collector.dropped(timestamp: timestamp)
-    }
+extension PoseLandmarkerResult: CommandResult {
+    var referenceJSON: [String: Any] { ReferenceJSON.pose(self) }
+    func drawing(on image: MPImage) -> Canvas { PoseDrawing.draw(self, on: image) }
+    var summary: String { "\(landmarks.count) pose(s)" }
 }
 
 /// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field).

@@ -43,17 +43,11 @@ struct TaskCommandOptions: ParsableArguments {
     }
 }
 
-/// A landmark task as the commands drive it: MediaPipe's three running-mode methods, and its results as reference
-/// JSON, as a drawing and as a one-line summary.
-protocol CommandTask {
-    associatedtype Result
-    func detect(image: MPImage) throws -> Result
-    func detect(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int) throws -> Result
-    func detectAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
-    func waitUntilIdle()
-    static func json(_ result: Result) -> [String: Any]
-    static func draw(_ result: Result, on image: MPImage) -> Canvas
-    static func summary(_ result: Result) -> String
+/// A task's result as the commands write it: MediaPipe's reference JSON, a drawing and a one-line summary.
+protocol CommandResult {
+    var referenceJSON: [String: Any] { get }
+    func drawing(on image: MPImage) -> Canvas
+    var summary: String { get }
 }
 
 /// Feeds a task its inputs in the options' running mode and writes what comes back.
@@ -79,7 +73,14 @@ struct TaskCommandRunner {
         if output.ownsStandardOutput { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
     }
 
-    func run<Task: CommandTask>(_ task: Task) throws {
+    /// Creates the task from `options` with the command line's model, threads and running mode, and runs it.
+    func run<Task: VisionTask>(_: Task.Type, _ taskOptions: Task.Options) throws where Task.Result: CommandResult {
+        taskOptions.baseOptions.modelAssetPath = options.model
+        taskOptions.baseOptions.numThreads = options.threads
+        taskOptions.runningMode = options.runningMode
+        if let live { taskOptions.liveStreamHandler = { [live] in live.answer($1, timestamp: $0) } }
+        let task: Task
+        do { task = try Task(options: taskOptions) } catch { throw CLIError(description: "\(options.model): \(error)") }
         if let live {
             try runLiveStream(task, live: live)
             return
@@ -87,15 +88,15 @@ struct TaskCommandRunner {
         func handle(_ image: MPImage, label: String, timestamp: Int?, progress: ProgressLine) throws {
             let result: Task.Result
             do {
-                result = try timestamp.map { try task.detect(videoFrame: image, timestampInMilliseconds: $0) } ?? task.detect(image: image)
+                result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
             } catch { throw CLIError(description: "\(label): \(error)") }
-            try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: Task.json(result))
+            try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: result.referenceJSON)
             if let draw = options.draw {
                 let name = label.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "#", with: "_") + ".png"
-                try Task.draw(result, on: image).writePNG(to: (draw as NSString).appendingPathComponent(name))
+                try result.drawing(on: image).writePNG(to: (draw as NSString).appendingPathComponent(name))
             }
             progress.advance()
-            if !options.quiet, !progress.isShown { say("\(label): \(Task.summary(result))") }
+            if !options.quiet, !progress.isShown { say("\(label): \(result.summary)") }
         }
         let inputs = options.inputs
         if options.video, inputs.count == 1, !TaskCommandOptions.isImage(inputs[0]) {
@@ -121,7 +122,7 @@ struct TaskCommandRunner {
         try output.finish(header: header(runningMode: options.video ? "VIDEO" : "IMAGE"))
     }
 
-    private func runLiveStream<Task: CommandTask>(_ task: Task, live: LiveStreamCollector) throws {
+    private func runLiveStream<Task: VisionTask>(_ task: Task, live: LiveStreamCollector) throws {
         let decoder = try openVideo()
         let progress = ProgressLine(total: decoder.frameCount.map { min($0, options.maxFrames) }, quiet: options.quiet)
         live.progress = progress
@@ -130,7 +131,7 @@ struct TaskCommandRunner {
         while frames < options.maxFrames, let frame = try decoder.nextFrame() {
             if options.pacing { pacer.wait(forTimestamp: frame.timestampMs) }
             live.expect(timestamp: frame.timestampMs, label: frame.label, width: frame.image.width, height: frame.image.height)
-            do { try task.detectAsync(image: frame.image, timestampInMilliseconds: frame.timestampMs) } catch {
+            do { try task.processAsync(image: frame.image, timestampInMilliseconds: frame.timestampMs) } catch {
                 throw CLIError(description: "\(frame.label): \(error)")
             }
             frames += 1
@@ -182,9 +183,9 @@ struct FramePacer {
     }
 }
 
-/// Where a task's live-stream delegate hands its answers: writes each as it arrives (in order, on the task's
-/// delivery queue) and counts results, dropped frames and errors. Frames in flight are remembered by timestamp
-/// until answered, so nothing accumulates. Each task's delegate is a thin adapter in front of it.
+/// Where a task's live-stream answers go (the options' package handler, in place of a delegate): writes each as it
+/// arrives (in order, on the task's delivery queue) and counts results, dropped frames and errors. Frames in flight
+/// are remembered by timestamp until answered, so nothing accumulates.
 final class LiveStreamCollector: @unchecked Sendable {
     // @unchecked: mutable fields under `lock` only.
     private let lock = NSLock()
@@ -212,8 +213,17 @@ final class LiveStreamCollector: @unchecked Sendable {
         if let failure { throw CLIError(description: "\(failure)") }
     }
 
+    /// Any task's answer for the frame at `timestamp`.
+    func answer(_ outcome: LiveStreamOutcome<any Sendable>, timestamp: Int) {
+        switch outcome {
+        case .dropped: dropped(timestamp: timestamp)
+        case let .result(result): finished((result as? any CommandResult)?.referenceJSON, timestamp: timestamp, error: nil)
+        case let .failure(error): finished(nil, timestamp: timestamp, error: error)
+        }
+    }
+
     /// A frame's result (as reference JSON) or its error.
-    func finished(_ result: [String: Any]?, timestamp: Int, error: (any Error)?) {
+    private func finished(_ result: [String: Any]?, timestamp: Int, error: (any Error)?) {
         lock.lock()
         let frame = pending.removeValue(forKey: timestamp)
         if result != nil { results += 1 } else { errors += 1 }
@@ -228,7 +238,7 @@ final class LiveStreamCollector: @unchecked Sendable {
         }
     }
 
-    func dropped(timestamp: Int) {
+    private func dropped(timestamp: Int) {
         lock.lock()
         pending.removeValue(forKey: timestamp)
         dropped += 1

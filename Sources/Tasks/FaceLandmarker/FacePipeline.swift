@@ -4,7 +4,8 @@ import VisionTasksModelFormat
 /// The detector → region → landmarks pipeline of MediaPipe's face landmarker graphs, one frame at a time, with its
 /// video-mode state (tracked regions, smoothing), and the optional blendshape and geometry stages after it.
 final class FacePipeline: TaskPipeline {
-    let options: FaceLandmarkerOptions.Values
+    typealias Options = FaceLandmarkerOptions
+    let options: TaskSettings<FaceLandmarkerOptions.Values>
     let detector: SSDDetector
     let landmarker: LandmarkModel
     /// Blendshapes and geometry, after the landmarks: not part of the state carried from frame to frame.
@@ -29,7 +30,7 @@ final class FacePipeline: TaskPipeline {
     /// is scaled by the landmarks' own extent; face landmarks have no visibility to filter.
     static let smoothingParameters = LandmarksSmoother.Parameters(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, valueScale: .landmarkExtent)
 
-    init(bundle: TaskBundle, options: FaceLandmarkerOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<FaceLandmarkerOptions.Values>) throws(VisionTaskError) {
         self.options = options
         try bundle.requireMembers(["face_detector.tflite", "face_landmarks_detector.tflite"], for: "face landmarker")
         let threads = options.baseOptions.numThreads
@@ -56,10 +57,12 @@ final class FacePipeline: TaskPipeline {
         }
     }
 
-    var timings: FaceStageTimings {
+    /// Blendshapes and geometry only when the options ask for them.
+    var stageTimings: [NamedStageTimings] {
         let stages = resultStages.timings
-        return FaceStageTimings(detector: detector.timings, landmarks: landmarker.timings, blendshapes: stages.blendshapes,
-                                geometry: stages.geometry)
+        return [NamedStageTimings("detector", detector.timings), NamedStageTimings("landmarks", landmarker.timings)]
+            + [stages.blendshapes.map { NamedStageTimings("blendshapes", $0) }, stages.geometry.map { NamedStageTimings("geometry", $0) }]
+            .compactMap { $0 }
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
@@ -123,15 +126,6 @@ final class FacePipeline: TaskPipeline {
                                                  box: (lo.x, lo.y, hi.x - lo.x, hi.y - lo.y), imageWidth: image.width, imageHeight: image.height)
         return Self.landmarksTransformation.apply(rect, imageWidth: image.width, imageHeight: image.height)
     }
-}
-
-/// Where a face landmarker's time goes, per stage (for benchmarks).
-package struct FaceStageTimings: Sendable {
-    package var detector: StageTimings
-    package var landmarks: StageTimings
-    package var blendshapes: StageTimings?
-    /// Time in the geometry pipeline (as post-processing), and its calls.
-    package var geometry: StageTimings?
 }
 
 /// One face found in one frame, before results are assembled.

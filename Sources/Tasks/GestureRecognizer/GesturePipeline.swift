@@ -2,25 +2,26 @@ import VisionTasksModelFormat
 
 /// The gesture recognizer's pipeline: the hand pipeline, then each hand's gesture.
 final class GesturePipeline: TaskPipeline {
+    typealias Options = GestureRecognizerOptions
     let hands: HandPipeline
     let classifier: GestureClassifier
 
-    init(bundle: TaskBundle, options: GestureRecognizerOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<GestureRecognizerOptions.Values>) throws(VisionTaskError) {
         try bundle.requireMembers(["hand_detector.tflite", "hand_landmarks_detector.tflite", GestureClassifier.embedderMember,
                                    GestureClassifier.cannedMember], for: "gesture recognizer")
-        hands = try HandPipeline(bundle: bundle, options: options.hand, baseOptions: options.baseOptions, runningMode: options.runningMode)
+        hands = try HandPipeline(bundle: bundle, options: options.with(options.hand))
         classifier = try GestureClassifier(bundle: bundle, canned: options.cannedGesturesClassifierOptions,
                                            custom: options.customGesturesClassifierOptions, threads: options.baseOptions.numThreads)
     }
 
-    var timings: GestureStageTimings {
-        let h = hands.timings
+    /// The hand stages, then the embedder and the classifiers together as "gestures".
+    var stageTimings: [NamedStageTimings] {
         var g = classifier.embedder.timings
         for head in classifier.heads {
             g.preprocessing += head.runner.timings.preprocessing
             g.inference += head.runner.timings.inference
         }
-        return GestureStageTimings(detector: h.detector, landmarks: h.landmarks, gestures: g)
+        return hands.stageTimings + [NamedStageTimings("gestures", g)]
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> GestureRecognizerResult {
@@ -38,12 +39,4 @@ final class GesturePipeline: TaskPipeline {
         return GestureRecognizerResult(gestures: gestures, handedness: found.map { [$0.handedness] }, landmarks: found.map(\.landmarks),
                                        worldLandmarks: found.map(\.world), timestampInMilliseconds: timestamp ?? 0)
     }
-}
-
-/// Where a gesture recognizer's time goes, per stage (for benchmarks).
-package struct GestureStageTimings: Sendable {
-    package var detector: StageTimings
-    package var landmarks: StageTimings
-    /// The embedder and the classifiers together.
-    package var gestures: StageTimings
 }

@@ -4,7 +4,8 @@ import VisionTasksModelFormat
 /// The palm detector → region → hand landmarks pipeline of MediaPipe's hand landmarker graphs, one frame at a time,
 /// with its video-mode state (tracked regions). The gesture recognizer runs it too. MediaPipe smooths no hand.
 final class HandPipeline: TaskPipeline {
-    let options: HandOptions
+    typealias Options = HandLandmarkerOptions
+    let options: TaskSettings<HandOptions>
     let detector: SSDDetector
     let landmarker: LandmarkModel
     private var tracker: RegionTracker
@@ -24,10 +25,10 @@ final class HandPipeline: TaskPipeline {
     /// `normalize_z` of the landmark decoding: z is divided by it after the input size.
     static let zNormalization: Float = 0.4
 
-    init(bundle: TaskBundle, options: HandOptions, baseOptions: BaseOptions, runningMode: RunningMode) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<HandOptions>) throws(VisionTaskError) {
         self.options = options
         try bundle.requireMembers(["hand_detector.tflite", "hand_landmarks_detector.tflite"], for: "hand landmarker")
-        let threads = baseOptions.numThreads
+        let threads = options.baseOptions.numThreads
         detector = try SSDDetector(
             runner: try TensorRunner(bundle: bundle, member: "hand_detector.tflite", threads: threads), defaultRange: 0...1,
             anchors: SSDAnchorOptions(inputWidth: 192, inputHeight: 192, minScale: 0.1484375, maxScale: 0.75,
@@ -43,12 +44,12 @@ final class HandPipeline: TaskPipeline {
         // Hands keep their tracked region against a new palm that overlaps it (HandAssociationCalculator).
         tracker = RegionTracker(maximumCount: options.numHands, replacementOverlap: options.minTrackingConfidence,
                                 association: .trackedKeepsItsPlace)
-        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: runningMode, maximumCount: options.numHands,
+        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numHands,
                                    mediapipeSmooths: false) { HandSmoothing() }
     }
 
-    var timings: HandStageTimings {
-        HandStageTimings(detector: detector.timings, landmarks: landmarker.timings)
+    var stageTimings: [NamedStageTimings] {
+        [NamedStageTimings("detector", detector.timings), NamedStageTimings("landmarks", landmarker.timings)]
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HandLandmarkerResult {
@@ -173,12 +174,6 @@ struct HandSmoothing: Sendable {
         image.resetCoordinates()
         world.resetCoordinates()
     }
-}
-
-/// Where a hand landmarker's time goes, per stage (for benchmarks).
-package struct HandStageTimings: Sendable {
-    package var detector: StageTimings
-    package var landmarks: StageTimings
 }
 
 /// MediaPipe's HandLandmarksDeduplicationCalculator: a hand is dropped when an earlier hand kept has at least 10 of

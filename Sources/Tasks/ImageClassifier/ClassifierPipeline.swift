@@ -5,6 +5,7 @@ import VisionTasksModelFormat
 /// the 8-bit pixels as they are, float ones the range their metadata's normalization gives — the model run, each
 /// output head dequantized and its categories chosen (``CategorySelection``). No softmax: the scores are the model's.
 final class ClassifierPipeline: TaskPipeline {
+    typealias Options = ImageClassifierOptions
     struct Head {
         let name: String?
         let selection: CategorySelection
@@ -16,7 +17,7 @@ final class ClassifierPipeline: TaskPipeline {
     let input: ImageInput
     let heads: [Head]
 
-    init(bundle: TaskBundle, options: ClassificationTaskOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<ClassificationTaskOptions.Values>) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
             throw .wrongModel("an image classifier is one .tflite model; this bundle holds \(bundle.memberPaths)")
         }
@@ -57,6 +58,8 @@ final class ClassifierPipeline: TaskPipeline {
         guard let file = files?.first(where: { $0.kind == kind && (locale == nil || $0.locale == locale) }) else { return nil }
         do { return try model.labels(named: file.name) } catch { throw .model(error) }
     }
+
+    var stageTimings: [NamedStageTimings] { [NamedStageTimings("classifier", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageClassifierResult {
         let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))

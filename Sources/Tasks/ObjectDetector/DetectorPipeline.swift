@@ -9,6 +9,7 @@ import VisionTasksModelFormat
 /// y, width, height on its own, clamped to [0, size]; MediaPipe's DetectionTransformationCalculator), detections
 /// with the same integer box merged. No NMS after the operator's own.
 final class DetectorPipeline: TaskPipeline {
+    typealias Options = ObjectDetectorOptions
     let runner: TensorRunner
     let input: ImageInput
     /// Output positions of the boxes, classes, scores and count.
@@ -18,7 +19,7 @@ final class DetectorPipeline: TaskPipeline {
     let selection: CategorySelection
     let maxResults: Int?
 
-    init(bundle: TaskBundle, options: ClassificationTaskOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<ClassificationTaskOptions.Values>) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
             throw .wrongModel("an object detector is one .tflite model; this bundle holds \(bundle.memberPaths)")
         }
@@ -63,6 +64,8 @@ final class DetectorPipeline: TaskPipeline {
             maxResults: options.maxResults)
         maxResults = options.maxResults > 0 ? options.maxResults : nil
     }
+
+    var stageTimings: [NamedStageTimings] { [NamedStageTimings("detector", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ObjectDetectorResult {
         let rotation = Float(image.orientation.regionRotationDegrees * .pi / 180)

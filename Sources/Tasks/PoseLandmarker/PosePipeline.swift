@@ -4,7 +4,8 @@ import VisionTasksModelFormat
 /// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time, with its
 /// video-mode state (tracked regions, smoothing).
 final class PosePipeline: TaskPipeline {
-    let options: PoseLandmarkerOptions.Values
+    typealias Options = PoseLandmarkerOptions
+    let options: TaskSettings<PoseLandmarkerOptions.Values>
     let detector: SSDDetector
     let landmarker: LandmarkModel
     private var tracker: RegionTracker
@@ -19,7 +20,7 @@ final class PosePipeline: TaskPipeline {
     static let regionFromDetection = RegionFromDetection(shape: .alignmentPoints, startKeypoint: 0, endKeypoint: 1, targetAngle: .pi / 2)
     static let regionTransformation = RegionTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true)
 
-    init(bundle: TaskBundle, options: PoseLandmarkerOptions.Values) throws(VisionTaskError) {
+    init(bundle: TaskBundle, options: TaskSettings<PoseLandmarkerOptions.Values>) throws(VisionTaskError) {
         self.options = options
         try bundle.requireMembers(["pose_detector.tflite", "pose_landmarks_detector.tflite"], for: "pose landmarker")
         let threads = options.baseOptions.numThreads
@@ -46,10 +47,10 @@ final class PosePipeline: TaskPipeline {
     /// Projecting segmentation masks onto the image (when the result is assembled).
     let maskClock = PostprocessingClock()
 
-    /// Pre-processing, inference and post-processing time of the detector and landmark stages so far, and of the
-    /// masks' projection.
-    var timings: (detector: StageTimings, landmarks: StageTimings, masks: StageTimings) {
-        (detector.timings, landmarker.timings, maskClock.value)
+    /// The masks' projection only when the options ask for masks.
+    var stageTimings: [NamedStageTimings] {
+        [NamedStageTimings("detector", detector.timings), NamedStageTimings("landmarks", landmarker.timings)]
+            + (options.outputSegmentationMasks ? [NamedStageTimings("masks", maskClock.value)] : [])
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> PoseLandmarkerResult {

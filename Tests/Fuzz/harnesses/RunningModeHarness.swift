@@ -6,7 +6,7 @@
 /// exactly once, answers come in timestamp order, `waitUntilIdle` returns with every frame sent before it answered,
 /// and nothing hangs (libFuzzer's `-timeout`).
 enum RunningModeHarness {
-    final class SmoothingPipeline: TaskPipeline {
+    final class SmoothingPipeline: FramePipeline {
         typealias Result = Int
         var smoother = LandmarksSmoother(
             .init(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, valueScale: .landmarkExtent), visibilityAlpha: 0.1)

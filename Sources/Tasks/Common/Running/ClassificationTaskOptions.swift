@@ -1,10 +1,8 @@
 /// The options MediaPipe's Object Detector and Image Classifier share, flat as its iOS API has them (`baseOptions`,
 /// `runningMode` and the classifier fields, with its iOS defaults); each task's options class adds its delegate.
-public class ClassificationTaskOptions {
-    /// Every option but the delegate, in one value: a copy copies it whole.
+public class ClassificationTaskOptions: TaskOptions, TaskOptionsValues {
+    /// The classifier fields, in one value: a copy copies it whole.
     struct Values: Sendable {
-        var baseOptions = BaseOptions()
-        var runningMode: RunningMode = .image
         var displayNamesLocale = "en"
         var maxResults = -1
         var scoreThreshold: Float = 0
@@ -17,14 +15,6 @@ public class ClassificationTaskOptions {
 
     var values = Values()
 
-    init() {}
-
-    public var baseOptions: BaseOptions {
-        get { values.baseOptions } set { values.baseOptions = newValue }
-    }
-    public var runningMode: RunningMode {
-        get { values.runningMode } set { values.runningMode = newValue }
-    }
     /// The locale of the display names to use, from the model metadata's label files ("en" by default).
     public var displayNamesLocale: String {
         get { values.displayNamesLocale } set { values.displayNamesLocale = newValue }
@@ -53,13 +43,11 @@ public class ClassificationTaskOptions {
         get { values.labelsForModelsWithout } set { values.labelsForModelsWithout = newValue }
     }
 
-    func validate(delegateIsSet: Bool, delegateName: String) throws(VisionTaskError) {
-        try baseOptions.validate()
+    override func validateTaskOptions() throws(VisionTaskError) {
         if !categoryAllowlist.isEmpty, !categoryDenylist.isEmpty {
             throw .invalidOption(name: "categoryAllowlist", reason: "categoryAllowlist and categoryDenylist are mutually exclusive")
         }
         if maxResults == 0 { throw .invalidOption(name: "maxResults", reason: "0 would return nothing; use a positive value, or -1 for all") }
         if scoreThreshold.isNaN { throw .invalidOption(name: "scoreThreshold", reason: "NaN") }
-        try OptionCheck.liveStreamDelegate(isSet: delegateIsSet, runningMode: runningMode, delegateName)
     }
 }

@@ -22,17 +22,3 @@ extension TaskBundle {
         }
     }
 }
-
-extension LiveStreamOutcome {
-    /// The result, when the frame was processed and succeeded.
-    var result: Result? {
-        if case let .result(result) = self { return result }
-        return nil
-    }
-
-    /// The error, when the frame was processed and failed.
-    var error: VisionTaskError? {
-        if case let .failure(error) = self { return error }
-        return nil
-    }
-}

@@ -1,87 +1,109 @@
-/// How a task is fed: single images, frames of a video (with timestamps), or a live stream whose results arrive
-/// on a delegate.
-public enum RunningMode: Sendable, Equatable, CustomStringConvertible {
-    case image, video, liveStream
+/// What every task's options have, as MediaPipe's `MPPTaskOptions`: the model and threads (`baseOptions`) and the
+/// running mode. Each task's options class (``PoseLandmarkerOptions``, ``HandLandmarkerOptions``, …) adds its own
+/// fields and its typed live-stream delegate; an option every task shares is added here, once.
+public class TaskOptions {
+    /// The options every task shares, in one value: a copy copies it whole, and the task gets it as
+    /// ``TaskSettings/shared`` at creation.
+    package struct Shared: Sendable {
+        package var baseOptions = BaseOptions()
+        package var runningMode: RunningMode = .image
+    }
 
-    public var description: String {
-        switch self {
-        case .image: return "image"
-        case .video: return "video"
-        case .liveStream: return "live stream"
-        }
+    var shared = Shared()
+
+    /// The live-stream delegate, whichever task's protocol it answers; each subclass exposes it typed, under
+    /// MediaPipe's name (`poseLandmarkerLiveStreamDelegate`, …). Held weakly, as MediaPipe holds it.
+    weak var liveStreamDelegateObject: AnyObject?
+
+    /// For our own tools (the CLI, bench): receives every live-stream answer of any task in place of a typed delegate.
+    package var liveStreamHandler: LiveStreamHandler?
+
+    public var baseOptions: BaseOptions {
+        get { shared.baseOptions } set { shared.baseOptions = newValue }
+    }
+
+    public var runningMode: RunningMode {
+        get { shared.runningMode } set { shared.runningMode = newValue }
+    }
+
+    public required init() {}
+
+    /// A copy with the same options and delegate (MediaPipe's options are `NSCopying`).
+    public func copy() -> Self {
+        let copy = Self()
+        copy.copyOptions(from: self)
+        return copy
+    }
+
+    /// Image-mode options for the model at `path` (the tasks' `init(modelPath:)`).
+    static func imageMode(modelPath path: String) -> Self {
+        let options = Self()
+        options.baseOptions.modelAssetPath = path
+        return options
+    }
+
+    /// Copies every option from `other`, an instance of the same class: the shared ones and the subclass's
+    /// ``TaskOptionsValues/values``.
+    private func copyOptions(from other: TaskOptions) {
+        shared = other.shared
+        liveStreamDelegateObject = other.liveStreamDelegateObject
+        liveStreamHandler = other.liveStreamHandler
+        (self as? any TaskOptionsValues)?.copyValues(from: other)
+    }
+
+    /// The name of the subclass's delegate property, for errors: MediaPipe names it after the task
+    /// (`PoseLandmarkerOptions.poseLandmarkerLiveStreamDelegate`).
+    static var liveStreamDelegateName: String {
+        let task = "\(self)".replacingSuffix("Options")
+        return task.prefix(1).lowercased() + task.dropFirst() + "LiveStreamDelegate"
+    }
+
+    /// Checks the subclass's own fields.
+    func validateTaskOptions() throws(VisionTaskError) {}
+
+    /// Checks every option, the shared ones first.
+    final func validate() throws(VisionTaskError) {
+        try baseOptions.validate()
+        try validateTaskOptions()
+        try OptionCheck.liveStreamDelegate(isSet: liveStreamDelegateObject != nil || liveStreamHandler != nil,
+                                           runningMode: runningMode, Self.liveStreamDelegateName)
     }
 }
 
-/// Where the model comes from. Only the CPU exists here; `delegate` is kept for source compatibility.
-public struct BaseOptions: Sendable, Equatable {
-    public enum Delegate: Sendable, Equatable { case cpu, gpu }
-    /// The `.task` bundle's path. Optional, so that MediaPipe's `Bundle.main.path(forResource:ofType:)` assigns
-    /// as it is; a task refuses to start without one.
-    public var modelAssetPath: String?
-    public var delegate: Delegate
-    /// Threads the task may use: its models' operators are split over this many, and so is its pre-processing.
-    /// nil (the default) uses every core. Results are bit-identical whatever the count. (MediaPipe has no such option
-    /// off mobile; a process running several tasks can give each its share of the cores.)
-    public var numThreads: Int?
-
-    /// The most threads a task takes (the engine's worker pool splits an operator into at most this many parts).
-    public static let maximumThreadCount = 64
-
-    public init(modelAssetPath: String? = nil, delegate: Delegate = .cpu, numThreads: Int? = nil) {
-        self.modelAssetPath = modelAssetPath
-        self.delegate = delegate
-        self.numThreads = numThreads
-    }
-
-    /// Checks the options every task shares.
-    func validate() throws(VisionTaskError) {
-        _ = try requiredModelPath()
-        if let numThreads, !(1...Self.maximumThreadCount).contains(numThreads) {
-            throw .invalidOption(name: "baseOptions.numThreads",
-                                 reason: "\(numThreads) is outside 1...\(Self.maximumThreadCount) (nil uses every core)")
-        }
-    }
-
-    /// The model path, or a typed error when none is set.
-    func requiredModelPath() throws(VisionTaskError) -> String {
-        guard let modelAssetPath, !modelAssetPath.isEmpty else {
-            throw .invalidOption(name: "baseOptions.modelAssetPath", reason: "no model path is set")
-        }
-        return modelAssetPath
-    }
+/// Options whose task-specific fields are one value, which the task's pipeline is built from.
+protocol TaskOptionsValues: TaskOptions {
+    associatedtype Values: Sendable
+    var values: Values { get set }
 }
 
-/// Checks shared by every task's options.
-enum OptionCheck {
-    /// A confidence lies in [0, 1].
-    static func confidence(_ value: Float, _ name: String) throws(VisionTaskError) {
-        guard value.isFinite, (0...1).contains(value) else {
-            throw .invalidOption(name: name, reason: "\(value) is outside [0.0, 1.0]")
-        }
+extension TaskOptionsValues {
+    /// Takes `other`'s values when it is of this class.
+    func copyValues(from other: TaskOptions) {
+        if let other = other as? Self { values = other.values }
     }
 
-    /// An instance count (numPoses, numFaces, numHands) is at least 1.
-    static func count(_ value: Int, _ name: String) throws(VisionTaskError) {
-        guard value >= 1 else { throw .invalidOption(name: name, reason: "\(value) is below 1") }
-    }
-
-    /// A live-stream delegate is set exactly in live-stream mode.
-    static func liveStreamDelegate(isSet: Bool, runningMode: RunningMode, _ name: String) throws(VisionTaskError) {
-        if runningMode == .liveStream, !isSet { throw .missingLiveStreamDelegate }
-        if runningMode != .liveStream, isSet { throw .invalidOption(name: name, reason: "only used in live-stream mode") }
-    }
+    /// What a task is built from: copied at creation, so later changes to the options do not reach it.
+    var settings: TaskSettings<Values> { TaskSettings(shared: shared, values: values) }
 }
 
-/// A live-stream delegate, held weakly as MediaPipe holds it.
-///
-/// `@unchecked Sendable`: the delegate is the user's object and need not be `Sendable` (the delegate classes of
-/// MediaPipe's guides are plain `NSObject` subclasses). The task only ever calls it on its one serial delivery
-/// queue — MediaPipe's contract, written in the delegate protocols' documentation.
-final class WeakDelegate<Delegate>: @unchecked Sendable {
-    // AnyObject, not Delegate: a generic parameter bound to a protocol existential cannot be constrained to classes.
-    private weak var object: AnyObject?
+/// A task's options as its pipeline sees them, fixed at creation: the shared ones and the task's own, whose fields
+/// read as if they were this value's (`settings.numPoses`).
+@dynamicMemberLookup
+struct TaskSettings<Values: Sendable>: Sendable {
+    let shared: TaskOptions.Shared
+    let values: Values
 
-    init(_ value: Delegate?) { object = value.map { $0 as AnyObject } }
+    var baseOptions: BaseOptions { shared.baseOptions }
+    var runningMode: RunningMode { shared.runningMode }
 
-    var value: Delegate? { object as? Delegate }
+    subscript<Value>(dynamicMember path: KeyPath<Values, Value>) -> Value { values[keyPath: path] }
+
+    /// The same shared options with other task values (the gesture recognizer's hand pipeline takes its hand options).
+    func with<Other: Sendable>(_ other: Other) -> TaskSettings<Other> { TaskSettings<Other>(shared: shared, values: other) }
+}
+
+extension String {
+    fileprivate func replacingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : self[...]
+    }
 }

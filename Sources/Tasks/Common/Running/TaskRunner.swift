@@ -2,7 +2,7 @@ import Dispatch
 
 /// A task's per-frame work: its models and its video-mode state (tracked regions, smoothing filters). Lives inside a
 /// ``TaskRunner``, which calls it one frame at a time.
-protocol TaskPipeline: AnyObject, PipelineMetatype {
+protocol FramePipeline: AnyObject, PipelineMetatype {
     associatedtype Result: Sendable
     /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept.
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> Result
@@ -13,7 +13,7 @@ protocol TaskPipeline: AnyObject, PipelineMetatype {
     func start(_ image: MPImage, timestampMilliseconds: Int) throws(VisionTaskError) -> PipelineOutput<Result>
 }
 
-extension TaskPipeline {
+extension FramePipeline {
     func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<Result> {
         .finished(try process(image, timestampMilliseconds: timestamp))
     }
@@ -41,7 +41,7 @@ protocol PipelineMetatype {}
 #endif
 
 /// How a live-stream frame was answered: every accepted call gets exactly one of these, in timestamp order.
-enum LiveStreamOutcome<Result: Sendable>: Sendable {
+package enum LiveStreamOutcome<Result: Sendable>: Sendable {
     case result(Result)
     case failure(VisionTaskError)
     /// The frame waited behind the one being processed and a newer frame took its place; it was not processed.
@@ -56,11 +56,11 @@ enum LiveStreamOutcome<Result: Sendable>: Sendable {
 /// one arrives the waiting frame is dropped. The waiting frame — the newest — starts as soon as the one in flight is
 /// done, without waiting for the camera's next frame. Results are delivered in timestamp order on one serial queue,
 /// beside the next frame's processing; a pipeline's unfinished last stages
-/// (``TaskPipeline/start(_:timestampMilliseconds:)``) run there too, just before their delivery. Unlike MediaPipe, a
+/// (``FramePipeline/start(_:timestampMilliseconds:)``) run there too, just before their delivery. Unlike MediaPipe, a
 /// dropped frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once. While
 /// two results wait for a slow delegate, the waiting frame is not started until one of them has been delivered: memory
 /// stays bounded however long a callback takes (MediaPipe's slow callback blocks its graph instead).
-final class TaskRunner<Pipeline: TaskPipeline>: Sendable {
+final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     let runningMode: RunningMode
     /// The pipeline is held for a whole frame.
     private let pipeline: Locked<Pipeline>

@@ -1,0 +1,20 @@
+/// Checks shared by every task's options.
+enum OptionCheck {
+    /// A confidence lies in [0, 1].
+    static func confidence(_ value: Float, _ name: String) throws(VisionTaskError) {
+        guard value.isFinite, (0...1).contains(value) else {
+            throw .invalidOption(name: name, reason: "\(value) is outside [0.0, 1.0]")
+        }
+    }
+
+    /// An instance count (numPoses, numFaces, numHands) is at least 1.
+    static func count(_ value: Int, _ name: String) throws(VisionTaskError) {
+        guard value >= 1 else { throw .invalidOption(name: name, reason: "\(value) is below 1") }
+    }
+
+    /// A live-stream delegate is set exactly in live-stream mode.
+    static func liveStreamDelegate(isSet: Bool, runningMode: RunningMode, _ name: String) throws(VisionTaskError) {
+        if runningMode == .liveStream, !isSet { throw .missingLiveStreamDelegate }
+        if runningMode != .liveStream, isSet { throw .invalidOption(name: name, reason: "only used in live-stream mode") }
+    }
+}

@@ -1,0 +1,14 @@
+/// Receives a ``FaceLandmarker``'s live-stream results, in timestamp order, one at a time, on the landmarker's
+/// serial delivery queue (never on the caller's thread). Hand results to the main queue for UI work.
+public protocol FaceLandmarkerLiveStreamDelegate: AnyObject {
+    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
+                        timestampInMilliseconds: Int, error: (any Error)?)
+    /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in
+    /// timestamp order with the results; with it, every `detectAsync` call is answered exactly once. Optional.
+    func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int)
+}
+
+extension FaceLandmarkerLiveStreamDelegate {
+    /// By default a dropped frame is ignored, as MediaPipe does.
+    public func faceLandmarker(_ faceLandmarker: FaceLandmarker, didDropFrameAtTimestampInMilliseconds timestamp: Int) {}
+}
