@@ -22,7 +22,7 @@ enum KernelBuilding {
         var result = Result(steps: [], scratchBytes: scratch, fused: plan.fused)
         for node in plan.nodes {
             let parts = node.operators.map { kernels[$0.index]! }
-            guard let kernel = fuse(node, parts) else {
+            guard let kernel = fuse(node, parts, plan.tensors) else {
                 for (op, kernel) in zip(node.operators, parts) {
                     result.steps.append(.init(operatorIndex: op.index, name: op.name, kernel: kernel, inputs: op.present, outputs: op.outputs))
                 }
@@ -36,7 +36,7 @@ enum KernelBuilding {
     }
 
     /// The one kernel of `node` from its operators' `kernels`; nil when they do not make one.
-    private static func fuse(_ node: PlanNode, _ kernels: [any Kernel]) -> (any Kernel)? {
+    private static func fuse(_ node: PlanNode, _ kernels: [any Kernel], _ graph: GraphDescription) -> (any Kernel)? {
         switch node.fusion {
         case .none:
             return kernels.count == 1 ? kernels[0] : nil
@@ -47,9 +47,10 @@ enum KernelBuilding {
             guard kernels.count == 4, let transpose = kernels[0] as? TransposeKernel, let expand = kernels[1] as? Conv2DKernel,
                   let contract = kernels[2] as? Conv2DKernel, let back = kernels[3] as? TransposeKernel else { return nil }
             return TokenMixingKernel(transpose: transpose, expand: expand, contract: contract, back: back)
-        case let .layerNormalization(parameters):
-            return LayerNormalizationKernel(input: parameters.input, output: parameters.output, rows: parameters.rows,
-                                            channels: parameters.channels, epsilon: parameters.epsilon, scale: parameters.scale)
+        case let .layerNormalization(epsilon, scale):
+            let (input, output) = (node.inputs[0], node.outputs[0])
+            return LayerNormalizationKernel(input: input, output: output, rows: graph.elementCount(input) / scale.count,
+                                            channels: scale.count, epsilon: epsilon, scale: scale)
         }
     }
 

@@ -5,15 +5,6 @@ import VisionTasksModelFormat
 /// ε a constant scalar, γ a constant per channel, the means over the last axis alone, and no operator may have a
 /// fused activation.
 enum LayerNormalizationFusion {
-    struct Parameters {
-        let input: Int
-        let output: Int
-        let rows: Int
-        let channels: Int
-        let epsilon: Float
-        let scale: [Float]
-    }
-
     static func run(_ plan: inout PlanGraph) {
         let nodes = plan.nodes, graph = plan.tensors, constants = plan.constants
         let readers = plan.readers(distinct: true)
@@ -37,7 +28,8 @@ enum LayerNormalizationFusion {
                   contiguousReduced(graph.shapes[x], axes: axes) == channels else { return nil }
             return (x, mean.outputs[0], channels)
         }
-        func match(_ position: Int) -> (parameters: Parameters, positions: [Int])? {
+        /// ε, γ, x, y and the positions of the nine operators after the first MEAN.
+        func match(_ position: Int) -> (epsilon: Float, scale: [Float], input: Int, output: Int, positions: [Int])? {
             guard let (x, m, channels) = lastAxisMean(position), !constants.contains(x) else { return nil }
             // m → NEG (n) and SQUARED_DIFFERENCE(x, m) (d)
             let mReaders = consumers(m)
@@ -65,19 +57,18 @@ enum LayerNormalizationFusion {
                   let sum = op(aReaders[0], .add), let a = sum.input(0), let b = sum.input(1),
                   Set([a, b]) == Set([scaled.outputs[0], shift.outputs[0]]),
                   graph.shapes[sum.outputs[0]] == graph.shapes[x] else { return nil }
-            let parameters = Parameters(input: x, output: sum.outputs[0], rows: graph.elementCount(x) / channels,
-                                        channels: channels, epsilon: epsilon[0], scale: gamma)
-            return (parameters, [negPosition, differencePosition, dReaders[0], vReaders[0], eReaders[0], rReaders[0],
-                                 scaledPosition, shiftPosition, aReaders[0]])
+            return (epsilon[0], gamma, x, sum.outputs[0], [negPosition, differencePosition, dReaders[0], vReaders[0], eReaders[0], rReaders[0],
+                                                     scaledPosition, shiftPosition, aReaders[0]])
         }
         var result: [PlanNode] = [], removed: Set<Int> = []
         for (position, node) in nodes.enumerated() where !removed.contains(position) {
-            guard let (parameters, positions) = match(position), positions.allSatisfy({ $0 > position && !removed.contains($0) }) else {
+            guard let (epsilon, scale, input, output, positions) = match(position),
+                  positions.allSatisfy({ $0 > position && !removed.contains($0) }) else {
                 result.append(node)
                 continue
             }
             result.append(PlanNode(fusing: ([position] + positions).map { nodes[$0].operators[0] },
-                                   as: .layerNormalization(parameters), inputs: [parameters.input], outputs: [parameters.output]))
+                                   as: .layerNormalization(epsilon: epsilon, scale: scale), inputs: [input], outputs: [output]))
             removed.formUnion(positions)
         }
         plan.nodes = result

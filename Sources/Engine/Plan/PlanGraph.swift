@@ -45,8 +45,9 @@ struct PlanNode {
         case epilogue(Epilogue, output: Int)
         /// ``TokenMixingFusion``: TRANSPOSE, CONV_2D, CONV_2D, TRANSPOSE.
         case tokenMixing
-        /// ``LayerNormalizationFusion``: the converter's ten operators.
-        case layerNormalization(LayerNormalizationFusion.Parameters)
+        /// ``LayerNormalizationFusion``: the converter's ten operators, normalizing `inputs[0]` over its last axis
+        /// (γ's length) into `outputs[0]`.
+        case layerNormalization(epsilon: Float, scale: [Float])
     }
 
     /// The operators, the one whose place the node takes first.

@@ -39,10 +39,9 @@ final class LayerNormalizationFusionTests: XCTestCase {
         XCTAssertEqual(plan.nodes[0].operators.map(\.index), Array(0..<10))
         XCTAssertEqual(plan.nodes[0].inputs, [0])
         XCTAssertEqual(plan.nodes[0].outputs, [11])
-        guard case let .layerNormalization(parameters) = plan.nodes[0].fusion else { return XCTFail("\(plan.nodes[0].fusion)") }
-        XCTAssertEqual([parameters.input, parameters.output, parameters.rows, parameters.channels], [0, 11, 3, 16])
-        XCTAssertEqual(parameters.epsilon, 1e-5)
-        XCTAssertEqual(parameters.scale, Self.gamma)
+        guard case let .layerNormalization(epsilon, scale) = plan.nodes[0].fusion else { return XCTFail("\(plan.nodes[0].fusion)") }
+        XCTAssertEqual(epsilon, 1e-5)
+        XCTAssertEqual(scale, Self.gamma)
     }
 
     /// γ / √… read outside the pattern (a graph output), or an ε that is not a scalar: the operators stay.
@@ -57,6 +56,8 @@ final class LayerNormalizationFusionTests: XCTestCase {
     func testTheFusedKernelGivesTheBitsOfTheTenOperators() throws {
         let plan = try ExecutionPlan(model: G.model(Self.layerNormalization()))
         XCTAssertEqual(plan.steps.map(\.name), ["LAYER_NORM"])
+        let kernel = try XCTUnwrap(plan.steps[0].kernel as? LayerNormalizationKernel)
+        XCTAssertEqual([kernel.input, kernel.output, kernel.rows, kernel.channels], [0, 11, 3, 16])
         XCTAssertEqual(plan.fusedOperators, Set(1..<10))
         XCTAssertEqual(try G.outputBits(Self.layerNormalization()), try G.outputBits(Self.layerNormalization(scalingIsOutput: true)))
     }
