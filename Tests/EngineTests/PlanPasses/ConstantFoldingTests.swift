@@ -7,7 +7,7 @@ final class ConstantFoldingTests: XCTestCase {
     typealias G = PlanTestGraphs
 
     /// c = a + b and c2 = c + c from constants, then y = x + c2 at run time.
-    func foldableChain() -> TFLiteBuilder {
+    static func foldableChain() -> TFLiteBuilder {
         var b = TFLiteBuilder()
         let a = b.constant("a", floats: [1, 2, 3, 4]), bb = b.constant("b", floats: [10, 20, 30, 40])
         let c = b.tensor("c", .float32, [4]), c2 = b.tensor("c2", .float32, [4])
@@ -20,7 +20,7 @@ final class ConstantFoldingTests: XCTestCase {
     }
 
     func testOperatorsOnConstantsAreFoldedInOrder() throws {
-        var plan = try G.lowered(foldableChain())
+        var plan = try G.lowered(Self.foldableChain())
         var budget = MemoryBudget(limit: 1 << 20)
         try ConstantFolding.run(&plan, budget: &budget)
         XCTAssertEqual(plan.foldedCount, 2)
@@ -32,7 +32,7 @@ final class ConstantFoldingTests: XCTestCase {
     }
 
     func testAFoldPastTheBudgetIsATypedError() throws {
-        var plan = try G.lowered(foldableChain())
+        var plan = try G.lowered(Self.foldableChain())
         var budget = MemoryBudget(limit: 20)
         XCTAssertThrowsError(try ConstantFolding.run(&plan, budget: &budget)) { error in
             guard case let .resourceLimit(what, bytes, limit) = error as? EngineError else { return XCTFail("\(error)") }
@@ -43,7 +43,7 @@ final class ConstantFoldingTests: XCTestCase {
     }
 
     func testFoldedValuesReachTheRun() throws {
-        let plan = try ExecutionPlan(model: G.model(foldableChain()))
+        let plan = try ExecutionPlan(model: G.model(Self.foldableChain()))
         XCTAssertEqual(plan.foldedOperatorCount, 2)
         XCTAssertEqual(plan.runtimeOperatorCount, 1)
         let interpreter = Interpreter(plan: plan, threads: 1)

@@ -8,7 +8,7 @@ final class PadFusionTests: XCTestCase {
 
     /// x [1,4,4,2] → PAD (1 row and column each side) → p [1,6,6,2] → 3×3 VALID CONV_2D → y [1,4,4,3]; with
     /// `channelPadding`, the PAD also appends a channel (and the convolution's filter is one channel deeper).
-    func padThenConvolution(paddedIsOutput: Bool = false, channelPadding: Int32 = 0) -> TFLiteBuilder {
+    static func padThenConvolution(paddedIsOutput: Bool = false, channelPadding: Int32 = 0) -> TFLiteBuilder {
         var b = TFLiteBuilder()
         let depth = 2 + channelPadding
         let x = b.tensor("x", .float32, [1, 4, 4, 2])
@@ -24,7 +24,7 @@ final class PadFusionTests: XCTestCase {
     }
 
     func testZeroSpatialPadIsReadThroughByTheConvolution() throws {
-        var plan = try G.lowered(padThenConvolution())
+        var plan = try G.lowered(Self.padThenConvolution())
         PadFusion.run(&plan)
         XCTAssertEqual(G.names(plan), ["CONV_2D"])
         XCTAssertEqual(plan.fused, [0])
@@ -37,7 +37,7 @@ final class PadFusionTests: XCTestCase {
     }
 
     func testPadStaysWhenItsOutputIsAGraphOutputOrItPadsChannels() throws {
-        for builder in [padThenConvolution(paddedIsOutput: true), padThenConvolution(channelPadding: 1)] {
+        for builder in [Self.padThenConvolution(paddedIsOutput: true), Self.padThenConvolution(channelPadding: 1)] {
             var plan = try G.lowered(builder)
             PadFusion.run(&plan)
             XCTAssertEqual(G.names(plan), ["PAD", "CONV_2D"])
@@ -48,8 +48,8 @@ final class PadFusionTests: XCTestCase {
 
     /// The fused convolution treats the padding as zeros: the same bits as convolving the padded tensor.
     func testFusedPadGivesTheBitsOfThePaddedConvolution() throws {
-        let fused = try ExecutionPlan(model: G.model(padThenConvolution()))
+        let fused = try ExecutionPlan(model: G.model(Self.padThenConvolution()))
         XCTAssertEqual(fused.runtimeOperatorCount, 1)
-        XCTAssertEqual(try G.outputBits(padThenConvolution()), try G.outputBits(padThenConvolution(paddedIsOutput: true)))
+        XCTAssertEqual(try G.outputBits(Self.padThenConvolution()), try G.outputBits(Self.padThenConvolution(paddedIsOutput: true)))
     }
 }

@@ -10,7 +10,7 @@ final class TokenMixingFusionTests: XCTestCase {
     /// 6 tokens × 16 channels, mixed through 8 hidden: x [1,1,6,16] → [1,1,16,6] → [1,1,16,8] → [1,1,16,6] → y. More
     /// than 4 output channels each, so that neither convolution alone takes the direct path for few outputs, which
     /// sums in another order than the GEMM.
-    func tokenMixer(hiddenIsOutput: Bool = false) -> TFLiteBuilder {
+    static func tokenMixer(hiddenIsOutput: Bool = false) -> TFLiteBuilder {
         var b = TFLiteBuilder()
         let x = b.tensor("x", .float32, [1, 1, 6, 16]), perm = b.constant("perm", int32s: [0, 1, 3, 2])
         let t = b.tensor("t", .float32, [1, 1, 16, 6]), h = b.tensor("h", .float32, [1, 1, 16, 8])
@@ -26,7 +26,7 @@ final class TokenMixingFusionTests: XCTestCase {
     }
 
     func testTheFourOperatorsBecomeOneNode() throws {
-        let plan = try G.rewritten(tokenMixer())
+        let plan = try G.rewritten(Self.tokenMixer())
         XCTAssertEqual(G.names(plan), ["TRANSPOSE+CONV_2D+CONV_2D+TRANSPOSE"])
         guard case .tokenMixing = plan.nodes[0].fusion else { return XCTFail("\(plan.nodes[0].fusion)") }
         XCTAssertEqual(plan.nodes[0].inputs, [0, 1])
@@ -34,12 +34,12 @@ final class TokenMixingFusionTests: XCTestCase {
     }
 
     func testAnIntermediateGraphOutputKeepsThemApart() throws {
-        XCTAssertEqual(G.names(try G.rewritten(tokenMixer(hiddenIsOutput: true))), ["TRANSPOSE", "CONV_2D", "CONV_2D", "TRANSPOSE"])
+        XCTAssertEqual(G.names(try G.rewritten(Self.tokenMixer(hiddenIsOutput: true))), ["TRANSPOSE", "CONV_2D", "CONV_2D", "TRANSPOSE"])
     }
 
     /// One kernel where our SIMD8 tiles are the fast GEMM, the four kernels otherwise; the same bits either way.
     func testKernelBuildingMakesOneStepWithTheSameBits() throws {
-        var plan = try G.rewritten(tokenMixer())
+        var plan = try G.rewritten(Self.tokenMixer())
         let built = try KernelBuilding.run(&plan)
         if ownGEMMKernelsAreFast {
             XCTAssertEqual(built.steps.count, 1)
@@ -49,6 +49,6 @@ final class TokenMixingFusionTests: XCTestCase {
             XCTAssertEqual(built.steps.map(\.name), ["TRANSPOSE", "CONV_2D", "CONV_2D", "TRANSPOSE"])
             XCTAssertEqual(built.fused, [])
         }
-        XCTAssertEqual(try G.outputBits(tokenMixer()), try G.outputBits(tokenMixer(hiddenIsOutput: true)))
+        XCTAssertEqual(try G.outputBits(Self.tokenMixer()), try G.outputBits(Self.tokenMixer(hiddenIsOutput: true)))
     }
 }
