@@ -50,6 +50,9 @@ public final class ExecutionPlan: Sendable {
     public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
         var budget = MemoryBudget(limit: memoryBudget)
         var plan = try PlanGraph(model: model)
+        // The order matters: PAD fusion sees only the file's constants (a PAD of a folded tensor stays); folding
+        // comes before the epilogue, whose PReLU slopes come out of DEQUANTIZE operators; token mixing takes only
+        // convolutions that kept no epilogue.
         PadFusion.run(&plan)
         try ConstantFolding.run(&plan, budget: &budget)
         EpilogueFusion.run(&plan)
