@@ -42,6 +42,29 @@ final class ConstantFoldingTests: XCTestCase {
         }
     }
 
+    /// A folded custom operator whose outputs the file leaves without a shape: they are allocated at the shapes its
+    /// kernel computes (the plan used to allocate one element each, and the fold wrote past it).
+    func testAFoldedOperatorsOutputsTakeTheShapesItsKernelComputes() throws {
+        var options = HostileModelTests.hugeDetectionOptions
+        let maxDetections = try XCTUnwrap(options.firstRange(of: [255, 255, 255, 127]))
+        options.replaceSubrange(maxDetections, with: [2, 0, 0, 0])
+        var b = TFLiteBuilder()
+        let boxes = b.constant("boxes", floats: [0, 0, 0, 0, 1, 1, 0, 0], shape: [1, 2, 4])
+        let scores = b.constant("scores", floats: [0, 0.9, 0, 0.8], shape: [1, 2, 2])
+        let anchors = b.constant("anchors", floats: [0.5, 0.5, 1, 1, 0.2, 0.2, 1, 1], shape: [2, 4])
+        let outputs = (0..<4).map { b.tensor("out\($0)", .float32, []) }
+        b.op(HostileModelTests.custom, custom: "TFLite_Detection_PostProcess", inputs: [boxes, scores, anchors],
+             outputs: outputs, customOptions: options)
+        (b.inputs, b.outputs) = ([], outputs)
+        let plan = try ExecutionPlan(model: G.model(b))
+        XCTAssertEqual(plan.foldedOperatorCount, 1)
+        let shapes = outputs.map { plan.shape(of: Int($0)) }
+        XCTAssertEqual(shapes, [[1, 4, 4], [1, 4], [1, 4], [1]])
+        for (output, shape) in zip(outputs, shapes) {
+            XCTAssertEqual(plan.constants.entries[Int(output)]?.byteCount, 4 * shape.reduce(1, *))
+        }
+    }
+
     func testFoldedValuesReachTheRun() throws {
         let plan = try ExecutionPlan(model: G.model(Self.foldableChain()))
         XCTAssertEqual(plan.foldedOperatorCount, 2)
