@@ -36,17 +36,21 @@ struct ElementwiseBinaryKernel: Kernel {
         output = try context.output(0)
         try context.requireFloat([a, b, output])
         self.operation = operation
-        let fused: FusedActivation
-        switch context.options {
-        case let .add(activation, _), let .sub(activation, _): fused = activation
-        case let .mul(activation), let .div(activation): fused = activation
-        default: fused = .none
-        }
-        activation = try Activation(fused, operatorIndex: context.index, name: context.name)
+        activation = try Activation(Self.fusedActivation(context.options), operatorIndex: context.index, name: context.name)
         guard let plan = BroadcastPlan(output: context.shape(output), a: context.shape(a), b: context.shape(b)) else {
             throw context.fail("shapes \(context.shape(a)) and \(context.shape(b)) do not broadcast to \(context.shape(output))")
         }
         self.plan = plan
+    }
+
+    /// The activation the options carry (ADD, SUB, MUL and DIV have one); the plan's passes read it before this
+    /// kernel exists.
+    static func fusedActivation(_ options: BuiltinOptions) -> FusedActivation {
+        switch options {
+        case let .add(activation, _), let .sub(activation, _): return activation
+        case let .mul(activation), let .div(activation): return activation
+        default: return .none
+        }
     }
 
     func run(_ memory: TensorMemory) {
