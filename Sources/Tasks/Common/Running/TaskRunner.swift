@@ -4,7 +4,8 @@ import Dispatch
 /// ``TaskRunner``, which calls it one frame at a time.
 package protocol TaskPipeline: AnyObject, PipelineMetatype {
     associatedtype Result: Sendable
-    /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept.
+    /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept. (ML Kit's
+    /// pipeline tracks by its own mode and ignores it: its frames have no timestamps.)
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> Result
     /// As `process`, but may hand back the frame's last stages unfinished: work that needs none of the state carried
     /// to the next frame. The live stream finishes it beside the next frame, as MediaPipe's flow limiter lets the
@@ -53,8 +54,9 @@ package enum LiveStreamOutcome<Result: Sendable>: Sendable {
 package enum LiveStreamAdmission: Sendable {
     /// MediaPipe's flow limiter: the newest frame waits for the one in flight, and a frame already waiting is dropped.
     case replaceWaiting
-    /// ML Kit's stream mode: a frame that arrives while another is processed is dropped, and nothing waits (ML Kit's
-    /// `process(_:completion:)` answers such a frame with an error at once; its guide tells apps to throttle frames).
+    /// ML Kit's stream mode: a frame that arrives while the runner is busy is dropped, and nothing waits (ML Kit's
+    /// guide has apps drop the frames that come while the detector runs; our ML Kit detector answers them with
+    /// `frameDropped`).
     case dropIncoming
 }
 
