@@ -4,7 +4,8 @@ public enum ObjectDetectionError: Error, Sendable, CustomStringConvertible {
     case modelUnavailable(String)
     /// The options name a remote model that is not downloaded (see `ModelManager.isModelDownloaded`).
     case modelNotDownloaded(name: String)
-    /// A stream-mode frame passed to `process` while the previous one was still being processed: not processed.
+    /// A stream-mode frame passed to `process` while the previous one was still being processed (or while two answers
+    /// waited for their completion): not processed.
     case frameDropped
     /// The image could not be processed.
     case processingFailed(String)

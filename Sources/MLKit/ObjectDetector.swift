@@ -38,9 +38,11 @@ public final class ObjectDetector: Sendable {
         return try result.get()
     }
 
-    /// Processes `image` on the detector's queue and calls `completion` with the objects or an error, in order. In
-    /// stream mode a frame that arrives while the previous one is processed is dropped (completion gets
-    /// ``ObjectDetectionError/frameDropped``), as ML Kit's live detection keeps up with a camera.
+    /// Processes `image` on the detector's queue and calls `completion` with the objects or an error, once per call, in
+    /// the order of the calls. In stream mode a frame that arrives while the previous one is processed is dropped
+    /// (completion gets ``ObjectDetectionError/frameDropped``, after the answer for the frame in flight), as ML Kit's
+    /// live detection keeps up with a camera; so is one that arrives while two answers wait for a slow completion, so
+    /// that answers never pile up. In single-image mode every image is processed.
     public func process(_ image: VisionImage, completion: @escaping @Sendable ([Object]?, (any Error)?) -> Void) {
         let method = "process(_:completion:)"
         do throws(VisionTaskError) {
