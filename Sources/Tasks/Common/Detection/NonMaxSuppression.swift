@@ -1,15 +1,6 @@
 /// MediaPipe's weighted non-maximum suppression: each kept detection is the score-weighted average of the
 /// detections overlapping the best remaining one by more than `threshold` IoU.
 enum NonMaxSuppression {
-    static func iou(_ a: RawDetection, _ b: RawDetection) -> Float {
-        let iw = min(a.xMin + a.width, b.xMin + b.width) - max(a.xMin, b.xMin)
-        let ih = min(a.yMin + a.height, b.yMin + b.height) - max(a.yMin, b.yMin)
-        guard iw > 0, ih > 0 else { return 0 }
-        let intersection = iw * ih
-        let union = a.width * a.height + b.width * b.height - intersection
-        return union > 0 ? intersection / union : 0
-    }
-
     static func weighted(_ detections: [RawDetection], threshold: Float) -> [RawDetection] {
         // Stable sort by descending score, as std::sort over (index, score) pairs effectively is for distinct scores.
         var remaining = detections.indices.sorted { detections[$0].score > detections[$1].score }
@@ -18,7 +9,7 @@ enum NonMaxSuppression {
             let best = detections[first]
             var candidates: [Int] = [], rest: [Int] = []
             for index in remaining {
-                if iou(detections[index], best) > threshold { candidates.append(index) } else { rest.append(index) }
+                if overlap(detections[index], best) > threshold { candidates.append(index) } else { rest.append(index) }
             }
             var merged = best
             if !candidates.isEmpty {
@@ -40,5 +31,9 @@ enum NonMaxSuppression {
             remaining = rest
         }
         return output
+    }
+
+    private static func overlap(_ a: RawDetection, _ b: RawDetection) -> Float {
+        mediaPipeIntersectionOverUnion((a.xMin, a.yMin, a.width, a.height), (b.xMin, b.yMin, b.width, b.height))
     }
 }

@@ -26,16 +26,15 @@ public struct NormalizedRect: Sendable, Equatable {
                          rotationDegrees: Double(rotation) * 180 / .pi)
     }
 
-    /// Intersection over union of the unrotated boxes (what MediaPipe's association compares).
-    func intersectionOverUnion(_ other: NormalizedRect) -> Float {
-        let a = (x0: xCenter - width / 2, y0: yCenter - height / 2, x1: xCenter + width / 2, y1: yCenter + height / 2)
-        let b = (x0: other.xCenter - other.width / 2, y0: other.yCenter - other.height / 2,
-                 x1: other.xCenter + other.width / 2, y1: other.yCenter + other.height / 2)
-        let iw = min(a.x1, b.x1) - max(a.x0, b.x0), ih = min(a.y1, b.y1) - max(a.y0, b.y0)
-        guard iw > 0, ih > 0 else { return 0 }
-        let intersection = iw * ih
-        let union = width * height + other.width * other.height - intersection
-        return union > 0 ? intersection / union : 0
+    /// Intersection over union of the unrotated boxes, as MediaPipe's association compares them: the rectangle
+    /// `ToRectangle` makes (`mediapipe/util/rectangle_util.cc`: the corner from the center, then the size) is what
+    /// its `CalculateIou` measures.
+    func mediaPipeIntersectionOverUnion(_ other: NormalizedRect) -> Float {
+        VisionTasks.mediaPipeIntersectionOverUnion(rectangle, other.rectangle)
+    }
+
+    private var rectangle: (xMin: Float, yMin: Float, width: Float, height: Float) {
+        (xCenter - width / 2, yCenter - height / 2, width, height)
     }
 }
 

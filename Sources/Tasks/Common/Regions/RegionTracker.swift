@@ -47,12 +47,12 @@ struct RegionTracker: Sendable {
             for rect in try detect() {
                 switch association {
                 case .detectionReplacesTracked:
-                    let replaced = regions.first { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
-                    regions.removeAll { $0.rect.intersectionOverUnion(rect) > replacementOverlap }
+                    let replaced = regions.first { $0.rect.mediaPipeIntersectionOverUnion(rect) > replacementOverlap }
+                    regions.removeAll { $0.rect.mediaPipeIntersectionOverUnion(rect) > replacementOverlap }
                     regions.append(TrackedRegion(instance: replaced?.instance ?? newInstance(), rect: rect))
                 case .trackedKeepsItsPlace, .trackedFollowed:
                     // Compared with every region kept so far, detections added this frame included.
-                    if regions.allSatisfy({ $0.rect.intersectionOverUnion(rect) <= replacementOverlap }) {
+                    if regions.allSatisfy({ $0.rect.mediaPipeIntersectionOverUnion(rect) <= replacementOverlap }) {
                         regions.append(TrackedRegion(instance: newInstance(), rect: rect))
                     }
                 }

@@ -33,7 +33,7 @@ extension RegionTracker {
     /// `.trackedFollowed`'s check after the landmark stage: the first of any estimates whose next regions overlap.
     private func removingInstancesFoundTwice<Estimate: TrackedEstimate>(_ estimates: [Estimate]) -> [Estimate] {
         var kept: [Estimate] = []
-        for estimate in estimates where kept.allSatisfy({ $0.nextRect.intersectionOverUnion(estimate.nextRect) <= replacementOverlap }) {
+        for estimate in estimates where kept.allSatisfy({ $0.nextRect.mediaPipeIntersectionOverUnion(estimate.nextRect) <= replacementOverlap }) {
             kept.append(estimate)
         }
         return kept

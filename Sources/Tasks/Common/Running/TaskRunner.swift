@@ -2,9 +2,10 @@ import Dispatch
 
 /// A task's per-frame work: its models and its video-mode state (tracked regions, smoothing filters). Lives inside a
 /// ``TaskRunner``, which calls it one frame at a time.
-protocol FramePipeline: AnyObject, PipelineMetatype {
+package protocol FramePipeline: AnyObject, PipelineMetatype {
     associatedtype Result: Sendable
-    /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept.
+    /// Processes one frame. `timestampMilliseconds` is nil in image mode: nothing is tracked, smoothed or kept. (ML Kit's
+    /// pipeline tracks by its own mode and ignores it: its frames have no timestamps.)
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> Result
     /// As `process`, but may hand back the frame's last stages unfinished: work that needs none of the state carried
     /// to the next frame. The live stream finishes it beside the next frame, as MediaPipe's flow limiter lets the
@@ -14,13 +15,13 @@ protocol FramePipeline: AnyObject, PipelineMetatype {
 }
 
 extension FramePipeline {
-    func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<Result> {
+    package func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<Result> {
         .finished(try process(image, timestampMilliseconds: timestamp))
     }
 }
 
 /// A frame's result, or what is left to compute it once the pipeline's state has moved on to the next frame.
-enum PipelineOutput<Result: Sendable>: Sendable {
+package enum PipelineOutput<Result: Sendable>: Sendable {
     case finished(Result)
     case unfinished(@Sendable () throws(VisionTaskError) -> Result)
 
@@ -35,17 +36,28 @@ enum PipelineOutput<Result: Sendable>: Sendable {
 // The live-stream work item names the pipeline's result type; Swift 6.2 asks that such a metatype be sendable
 // (a pipeline type has no static state, so it is). Older compilers have no such protocol and need none.
 #if compiler(>=6.2)
-typealias PipelineMetatype = SendableMetatype
+package typealias PipelineMetatype = SendableMetatype
 #else
-protocol PipelineMetatype {}
+package protocol PipelineMetatype {}
 #endif
 
 /// How a live-stream frame was answered: every accepted call gets exactly one of these, in timestamp order.
 package enum LiveStreamOutcome<Result: Sendable>: Sendable {
     case result(Result)
     case failure(VisionTaskError)
-    /// The frame waited behind the one being processed and a newer frame took its place; it was not processed.
+    /// The frame was not processed: a newer frame took its place while it waited (``LiveStreamAdmission/replaceWaiting``),
+    /// or it arrived while the runner was busy (``LiveStreamAdmission/dropIncoming``).
     case dropped
+}
+
+/// Which frame a busy live stream gives up.
+package enum LiveStreamAdmission: Sendable {
+    /// MediaPipe's flow limiter: the newest frame waits for the one in flight, and a frame already waiting is dropped.
+    case replaceWaiting
+    /// ML Kit's stream mode: a frame that arrives while the runner is busy is dropped, and nothing waits (ML Kit's
+    /// guide has apps drop the frames that come while the detector runs; our ML Kit detector answers them with
+    /// `frameDropped`).
+    case dropIncoming
 }
 
 /// The running-mode machinery every task shares: the running-mode check of each method, strictly increasing
@@ -60,8 +72,9 @@ package enum LiveStreamOutcome<Result: Sendable>: Sendable {
 /// dropped frame is answered too (`.dropped`, in order with the results), so every call is answered exactly once. While
 /// two results wait for a slow delegate, the waiting frame is not started until one of them has been delivered: memory
 /// stays bounded however long a callback takes (MediaPipe's slow callback blocks its graph instead).
-final class TaskRunner<Pipeline: FramePipeline>: Sendable {
+package final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     let runningMode: RunningMode
+    private let liveStreamAdmission: LiveStreamAdmission
     /// The pipeline is held for a whole frame.
     private let pipeline: Locked<Pipeline>
     /// Admission state, never held while a frame is processed, so `detectAsync` callers never wait for a frame.
@@ -70,7 +83,7 @@ final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     private let deliveryQueue: DispatchQueue
     private let onDeliveryQueue = DispatchSpecificKey<Bool>()
 
-    typealias Delivery = @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void
+    package typealias Delivery = @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void
 
     private struct Frame: Sendable {
         let image: MPImage
@@ -102,20 +115,20 @@ final class TaskRunner<Pipeline: FramePipeline>: Sendable {
         var delegateIsBehind: Bool { undelivered > 1 }
     }
 
-    init(_ pipeline: sending Pipeline, runningMode: RunningMode, label: String) {
+    package init(_ pipeline: sending Pipeline, runningMode: RunningMode, label: String,
+                 liveStreamAdmission: LiveStreamAdmission = .replaceWaiting) {
         self.pipeline = Locked(pipeline)
         self.runningMode = runningMode
+        self.liveStreamAdmission = liveStreamAdmission
         workQueue = DispatchQueue(label: "vision-tasks.\(label).work")
         deliveryQueue = DispatchQueue(label: "vision-tasks.\(label).delivery")
         deliveryQueue.setSpecific(key: onDeliveryQueue, value: true)
     }
 
     /// Image mode: one image, nothing kept between calls.
-    func process(image: MPImage, method: String) throws(VisionTaskError) -> Pipeline.Result {
+    package func process(image: MPImage, method: String) throws(VisionTaskError) -> Pipeline.Result {
         try checkMode(method: method, .image)
-        try admission.withLock { (state) throws(VisionTaskError) in
-            guard !state.closed else { throw .taskClosed }
-        }
+        try checkOpen()
         return try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
             try pipeline.process(image, timestampMilliseconds: nil)
         }
@@ -133,20 +146,70 @@ final class TaskRunner<Pipeline: FramePipeline>: Sendable {
         }
     }
 
+    /// Image mode, off the caller's thread: `image` is processed on the work queue after the images sent before it,
+    /// and `deliver` gets its outcome on the delivery queue, in order. Nothing is dropped (ML Kit's `process` for single
+    /// images; MediaPipe's image mode has only the synchronous call).
+    package func processAsync(image: MPImage, method: String,
+                              deliver: @escaping @Sendable (Result<Pipeline.Result, VisionTaskError>) -> Void) throws(VisionTaskError) {
+        try checkMode(method: method, .image)
+        try checkOpen()
+        workQueue.async { [self] in
+            let outcome = Result { () throws(VisionTaskError) -> Pipeline.Result in
+                try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
+                    try pipeline.process(image, timestampMilliseconds: nil)
+                }
+            }
+            deliveryQueue.async { deliver(outcome) }
+        }
+    }
+
     /// Live-stream mode: takes the frame and returns at once; `deliver` is called once, on the delivery queue, with
-    /// its outcome — `.dropped` when a newer frame replaced it while it waited.
+    /// its outcome — `.dropped` when the frame gave way under the runner's ``LiveStreamAdmission``.
     func processAsync(_ image: MPImage, timestampMilliseconds timestamp: Int, method: String,
                       deliver: @escaping Delivery) throws(VisionTaskError) {
         try checkMode(method: method, .liveStream)
-        let frame = Frame(image: image, timestamp: timestamp, deliver: deliver)
+        try enqueue(image, timestamp: timestamp, deliver: deliver)
+    }
+
+    /// Live-stream mode for frames without timestamps (ML Kit's): each is numbered after the last one admitted. The
+    /// number is taken under the admission lock, so concurrent callers cannot be refused for going backwards.
+    package func processAsync(_ image: MPImage, method: String, deliver: @escaping Delivery) throws(VisionTaskError) {
+        try checkMode(method: method, .liveStream)
+        try enqueue(image, timestamp: nil, deliver: deliver)
+    }
+
+    /// ML Kit's stream mode also answers synchronous calls, on the caller's thread between the stream's frames; the
+    /// pipeline gets no timestamp (ML Kit's tracker needs none) and no live-stream admission takes place.
+    package func process(streamImage image: MPImage, method: String) throws(VisionTaskError) -> Pipeline.Result {
+        try checkMode(method: method, .liveStream)
+        try checkOpen()
+        return try pipeline.withLock { (pipeline) throws(VisionTaskError) -> Pipeline.Result in
+            try pipeline.process(image, timestampMilliseconds: nil)
+        }
+    }
+
+    /// `timestamp` nil: the next number after the last admitted.
+    private func enqueue(_ image: MPImage, timestamp given: Int?, deliver: @escaping Delivery) throws(VisionTaskError) {
         // Admission and enqueueing in one critical section: with two, a caller whose timestamp was admitted first could
         // enqueue after a later one, and the answers (and `waitUntilIdle`, which waits for the last admitted
         // timestamp to be answered) would wait for a frame that had been dropped out of order.
         try admission.withLock { (state) throws(VisionTaskError) in
+            let timestamp = given ?? state.lastTimestamp.map { $0 + 1 } ?? 0
             try Self.admit(timestamp, into: &state)
+            let frame = Frame(image: image, timestamp: timestamp, deliver: deliver)
             guard state.inFlight || state.delegateIsBehind else {
                 state.inFlight = true
                 workQueue.async { [self] in run(frame) }
+                return
+            }
+            if liveStreamAdmission == .dropIncoming {
+                // Answered behind the frame in flight, as a replaced frame is: every answer in arrival order.
+                if state.inFlight {
+                    state.drops.append(frame.dropNotice)
+                } else {
+                    let notice = frame.dropNotice
+                    deliveryQueue.async { [self] in answer([notice]) }
+                }
                 return
             }
             if let replaced = state.waiting {
@@ -220,7 +283,7 @@ final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     /// Waits until every accepted live-stream frame has been processed and its result delivered. Called from a
     /// delegate callback (on the delivery queue) it waits for the frame in flight only: the deliveries queued behind
     /// the running callback, and a frame held back for them, cannot go on before it returns.
-    func waitUntilIdle() {
+    package func waitUntilIdle() {
         guard DispatchQueue.getSpecific(key: onDeliveryQueue) != true else {
             workQueue.sync {}
             return
@@ -247,6 +310,12 @@ final class TaskRunner<Pipeline: FramePipeline>: Sendable {
 
     private func checkMode(method: String, _ mode: RunningMode) throws(VisionTaskError) {
         guard runningMode == mode else { throw .wrongRunningMode(method: method, runningMode: runningMode) }
+    }
+
+    private func checkOpen() throws(VisionTaskError) {
+        try admission.withLock { (state) throws(VisionTaskError) in
+            guard !state.closed else { throw .taskClosed }
+        }
     }
 
     /// Takes `timestamp` as the newest, or refuses it; called under the admission lock.
