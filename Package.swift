@@ -76,6 +76,13 @@ let package = Package(
         .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
+        // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
+        // output, video frames through ffmpeg, NumPy's `.npy`. Above the library, never a dependency of it, so that
+        // `import VisionTasks` shows MediaPipe's names and not our tooling's.
+        .target(
+            name: "VisionTasksTooling",
+            dependencies: ["VisionTasksModelFormat", "VisionTasksImaging", "CVisionTasksPNG"],
+            path: "Sources/Tooling"),
 
         .target(
             name: "VisionTasksMLKit",
@@ -86,12 +93,12 @@ let package = Package(
             name: "VisionTasksCLI",
             dependencies: [
                 "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksMLKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "VisionTasksTooling", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksBLAS", "VisionTasksAllocationCounter"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS", "VisionTasksAllocationCounter"],
             path: "Benchmarks/bench"),
 
         // The guides' Swift snippets (../shared/seeds) with only the import changed, built in both language modes
@@ -114,18 +121,18 @@ let package = Package(
         // libFuzzer harnesses, one per parser, in one binary (tools/fuzz builds it with -sanitize=fuzzer,address).
         .executableTarget(
             name: "vision-tasks-fuzz",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksFuzzDriver"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksFuzzDriver"],
             path: "Tests/Fuzz/harnesses"),
         .target(name: "CVisionTasksFuzzDriver", path: "Tests/Fuzz/driver"),
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
-        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
-        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
+        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
+        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
             name: "MLKitTests",
-            dependencies: ["VisionTasksMLKit", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["VisionTasksMLKit", "VisionTasksTooling", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/MLKitTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],

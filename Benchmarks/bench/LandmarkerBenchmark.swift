@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 /// A landmark task as the bench drives it: MediaPipe's running-mode methods and our per-stage timings.

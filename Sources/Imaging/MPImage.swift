@@ -66,8 +66,9 @@ public struct MPImage: Sendable {
     public static let maximumPixelCount = 1 << 28
 
     /// Whether a width × height image is within ``maximumPixelCount`` — computed without overflowing, so absurd
-    /// sizes from a header or a caller are refused instead of trapping.
-    static func isSupported(width: Int, height: Int) -> Bool {
+    /// sizes from a header or a caller are refused instead of trapping. Package-wide for VisionTasksTooling's video
+    /// frames, which are refused at the probe, before ffmpeg runs.
+    package static func isSupported(width: Int, height: Int) -> Bool {
         guard width > 0, height > 0 else { return false }
         let (count, overflow) = width.multipliedReportingOverflow(by: height)
         return !overflow && count <= maximumPixelCount
