@@ -24,8 +24,8 @@ public enum ImageOrientation: Sendable, Equatable {
     case upMirrored, downMirrored, leftMirrored, rightMirrored
 
     /// The clockwise rotation, in degrees, that MediaPipe applies to the region of interest for this orientation
-    /// (its iOS task runner: up 0, right −90, down −180, left −270).
-    public var regionRotationDegrees: Double {
+    /// (its iOS task runner: up 0, right −90, down −180, left −270). The tasks' business, not part of MediaPipe's API.
+    package var regionRotationDegrees: Double {
         switch self {
         case .up, .upMirrored: return 0
         case .right, .rightMirrored: return -90
