@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
         .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(

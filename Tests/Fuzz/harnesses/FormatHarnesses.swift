@@ -1,3 +1,4 @@
+import VisionTasks
 import VisionTasksModelFormat
 import VisionTasksTooling
 
