@@ -98,7 +98,7 @@ let package = Package(
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS", "VisionTasksAllocationCounter"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS"],
             path: "Benchmarks/bench"),
 
         // The guides' Swift snippets (../shared/seeds) with only the import changed, built in both language modes
