@@ -22,10 +22,11 @@ let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
 } ?? []
 let cpuCheck: [CSetting] = tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : []
 
-// Layers, lowest first: ModelFormat (model files) → Engine → Imaging → Tasks → surfaces (CLI, bench). Every module
-// name carries the package's prefix: SwiftPM refuses two modules of one name in a dependency graph, and `Vision` is
-// Apple's.
-// A target may depend only on layers below it.
+// Layers, lowest first: ModelFormat (model files) and EngineSIMD → Engine; Imaging (images alone, beside them) →
+// Tasks → MLKit; Tooling (the executables' and tests' own: drawing, PNG output, video, .npy) → surfaces (CLI, bench).
+// A target may depend only on layers below it, never beside it: tools/check-layers holds the allow-lists and checks
+// this manifest and every import against them. Every module name carries the package's prefix: SwiftPM refuses two
+// modules of one name in a dependency graph, and `Vision` is Apple's.
 let package = Package(
     name: "swift-vision-tasks",
     products: [
