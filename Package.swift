@@ -22,10 +22,11 @@ let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
 } ?? []
 let cpuCheck: [CSetting] = tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : []
 
-// Layers, lowest first: ModelFormat (model files) → Engine → Imaging → Tasks → surfaces (CLI, bench). Every module
-// name carries the package's prefix: SwiftPM refuses two modules of one name in a dependency graph, and `Vision` is
-// Apple's.
-// A target may depend only on layers below it.
+// Layers, lowest first: ModelFormat (model files) and EngineSIMD → Engine; Imaging (images alone, beside them) →
+// Tasks → MLKit; Tooling (the executables' and tests' own: drawing, PNG output, video, .npy) → surfaces (CLI, bench).
+// A target may depend only on layers below it, never beside it: tools/check-layers holds the allow-lists and checks
+// this manifest and every import against them. Every module name carries the package's prefix: SwiftPM refuses two
+// modules of one name in a dependency graph, and `Vision` is Apple's.
 let package = Package(
     name: "swift-vision-tasks",
     products: [
@@ -76,6 +77,13 @@ let package = Package(
         .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
+        // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
+        // output, video frames through ffmpeg, NumPy's `.npy`. Above the library, never a dependency of it, so that
+        // `import VisionTasks` shows MediaPipe's names and not our tooling's.
+        .target(
+            name: "VisionTasksTooling",
+            dependencies: ["VisionTasksModelFormat", "VisionTasksImaging", "CVisionTasksPNG"],
+            path: "Sources/Tooling"),
 
         .target(
             name: "VisionTasksMLKit",
@@ -86,12 +94,12 @@ let package = Package(
             name: "VisionTasksCLI",
             dependencies: [
                 "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksMLKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "VisionTasksTooling", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksBLAS", "VisionTasksAllocationCounter"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS"],
             path: "Benchmarks/bench"),
 
         // The guides' Swift snippets (../shared/seeds) with only the import changed, built in both language modes
@@ -114,18 +122,18 @@ let package = Package(
         // libFuzzer harnesses, one per parser, in one binary (tools/fuzz builds it with -sanitize=fuzzer,address).
         .executableTarget(
             name: "vision-tasks-fuzz",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "CVisionTasksFuzzDriver"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksFuzzDriver"],
             path: "Tests/Fuzz/harnesses"),
         .target(name: "CVisionTasksFuzzDriver", path: "Tests/Fuzz/driver"),
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
-        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
-        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
+        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
+        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
             name: "MLKitTests",
-            dependencies: ["VisionTasksMLKit", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["VisionTasksMLKit", "VisionTasksTooling", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/MLKitTests"),
         .testTarget(
             name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 extension VisionTask {

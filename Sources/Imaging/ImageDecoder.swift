@@ -184,8 +184,9 @@ enum EXIF {
 }
 
 /// libpng's simplified-API format codes; the header spells RGB/RGBA as macro expressions Swift cannot import.
-enum PNGFormat {
-    static let gray: UInt32 = 0
-    static let rgb: UInt32 = 2  // PNG_FORMAT_FLAG_COLOR
-    static let rgba: UInt32 = 3  // PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA
+/// Package-wide for the PNG writer in VisionTasksTooling.
+package enum PNGFormat {
+    package static let gray: UInt32 = 0
+    package static let rgb: UInt32 = 2  // PNG_FORMAT_FLAG_COLOR
+    package static let rgba: UInt32 = 3  // PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA
 }

@@ -2,21 +2,21 @@ import Dispatch
 import Foundation
 
 /// Options for cutting a model input out of an image.
-public struct ImageToTensorOptions: Sendable, Equatable {
-    public enum Border: Sendable, Equatable { case zero, replicate }
+package struct ImageToTensorOptions: Sendable, Equatable {
+    package enum Border: Sendable, Equatable { case zero, replicate }
 
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Grow the region to the tensor's aspect ratio (padding with the border) instead of stretching it.
-    public var keepAspectRatio: Bool
-    public var border: Border
+    package var keepAspectRatio: Bool
+    package var border: Border
     /// The values 0 and 255 map to, linearly: [0, 1], [-1, 1], or from metadata mean/std.
-    public var range: ClosedRange<Float>
+    package var range: ClosedRange<Float>
     /// The most threads sampling may use (it uses at most two, and one for small tensors); nil for no limit of the
     /// caller's. Every output value is computed the same way whatever the split, so results do not depend on it.
-    public var maximumThreads: Int?
+    package var maximumThreads: Int?
 
-    public init(width: Int, height: Int, keepAspectRatio: Bool = false, border: Border = .zero, range: ClosedRange<Float> = 0...1,
+    package init(width: Int, height: Int, keepAspectRatio: Bool = false, border: Border = .zero, range: ClosedRange<Float> = 0...1,
                 maximumThreads: Int? = nil) {
         self.width = width
         self.height = height
@@ -27,7 +27,7 @@ public struct ImageToTensorOptions: Sendable, Equatable {
     }
 
     /// The range TFLite metadata's `(x − mean) / std` normalization gives for 8-bit pixels.
-    public static func range(mean: Float, std: Float) -> ClosedRange<Float> {
+    package static func range(mean: Float, std: Float) -> ClosedRange<Float> {
         let low = (0 - mean) / std, high = (255 - mean) / std
         return min(low, high)...max(low, high)
     }
@@ -40,10 +40,10 @@ public struct ImageToTensorOptions: Sendable, Equatable {
 /// OpenCV's arithmetic is followed where it shows in the output: source coordinates are rounded to 1/32 pixel,
 /// bilinear weights are 15-bit fixed point, the 8-bit result is rounded before scaling, and with a zero border
 /// each neighbour outside the image counts as 0.
-public enum ImageToTensor {
+package enum ImageToTensor {
     /// The region that will be sampled for `options`: `region` grown to the tensor's aspect ratio when letterboxing
     /// (MediaPipe's `PadRoi`), with the padding that adds.
-    public static func transform(for region: RegionOfInterest, options: ImageToTensorOptions) -> TensorToImageTransform {
+    package static func transform(for region: RegionOfInterest, options: ImageToTensorOptions) -> TensorToImageTransform {
         guard options.keepAspectRatio else { return TensorToImageTransform(region: region, padding: (0, 0, 0, 0)) }
         let tensorAspect = Double(options.height) / Double(options.width)
         let regionAspect = region.height / region.width
@@ -60,7 +60,7 @@ public enum ImageToTensor {
     }
 
     /// Samples `region` of `image` into a float tensor of `options.height × options.width × 3` (RGB, row-major).
-    public static func floats(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [Float], transform: TensorToImageTransform) {
+    package static func floats(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [Float], transform: TensorToImageTransform) {
         var values = [Float](repeating: 0, count: max(options.width * options.height * 3, 0))
         let transform = try values.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) in
             try write(image, region: region, options: options, into: buffer)
@@ -70,7 +70,7 @@ public enum ImageToTensor {
 
     /// Samples into `output` (at least height × width × 3 floats) without allocating: the path tasks use to fill
     /// an interpreter's input in place.
-    public static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
+    package static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
                              into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) -> TensorToImageTransform {
         let sink = FloatSink(base: output.baseAddress!, scale: (options.range.upperBound - options.range.lowerBound) / 255,
                              offset: options.range.lowerBound)
@@ -79,13 +79,13 @@ public enum ImageToTensor {
 
     /// Samples into 8-bit RGB in place (at least height × width × 3 bytes), as uint8 models take it: no range mapping,
     /// no allocation.
-    public static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
+    package static func write(_ image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions,
                              into output: UnsafeMutableBufferPointer<UInt8>) throws(ImageError) -> TensorToImageTransform {
         try sample(image, region: region, options: options, outputCount: output.count, sink: ByteSink(base: output.baseAddress!))
     }
 
     /// Samples into 8-bit RGB, as uint8 models take it (no range mapping).
-    public static func bytes(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [UInt8], transform: TensorToImageTransform) {
+    package static func bytes(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [UInt8], transform: TensorToImageTransform) {
         var values = [UInt8](repeating: 0, count: max(options.width * options.height * 3, 0))
         let count = values.count
         let transform = try values.withUnsafeMutableBufferPointer { (out) throws(ImageError) in

@@ -24,8 +24,8 @@ public enum ImageOrientation: Sendable, Equatable {
     case upMirrored, downMirrored, leftMirrored, rightMirrored
 
     /// The clockwise rotation, in degrees, that MediaPipe applies to the region of interest for this orientation
-    /// (its iOS task runner: up 0, right −90, down −180, left −270).
-    public var regionRotationDegrees: Double {
+    /// (its iOS task runner: up 0, right −90, down −180, left −270). The tasks' business, not part of MediaPipe's API.
+    package var regionRotationDegrees: Double {
         switch self {
         case .up, .upMirrored: return 0
         case .right, .rightMirrored: return -90
@@ -66,8 +66,9 @@ public struct MPImage: Sendable {
     public static let maximumPixelCount = 1 << 28
 
     /// Whether a width × height image is within ``maximumPixelCount`` — computed without overflowing, so absurd
-    /// sizes from a header or a caller are refused instead of trapping.
-    static func isSupported(width: Int, height: Int) -> Bool {
+    /// sizes from a header or a caller are refused instead of trapping. Package-wide for VisionTasksTooling's video
+    /// frames, which are refused at the probe, before ffmpeg runs.
+    package static func isSupported(width: Int, height: Int) -> Bool {
         guard width > 0, height > 0 else { return false }
         let (count, overflow) = width.multipliedReportingOverflow(by: height)
         return !overflow && count <= maximumPixelCount

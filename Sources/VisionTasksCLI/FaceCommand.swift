@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 struct FaceCommand: ParsableCommand {

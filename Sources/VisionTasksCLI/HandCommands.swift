@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 /// What `hand` and `gesture` share beyond the common task options.

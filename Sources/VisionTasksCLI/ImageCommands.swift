@@ -2,6 +2,7 @@ import ArgumentParser
 import VisionTasksModelFormat
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 
 struct ImageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

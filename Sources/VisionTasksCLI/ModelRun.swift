@@ -2,6 +2,7 @@ import ArgumentParser
 import VisionTasksEngine
 import VisionTasksModelFormat
 import Foundation
+import VisionTasksTooling
 
 struct ModelRun: ParsableCommand {
     static let configuration = CommandConfiguration(

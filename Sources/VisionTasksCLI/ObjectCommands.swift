@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 /// The classifier fields the `object` and `classify` commands share (MediaPipe's flat options).

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksMLKit
+import VisionTasksTooling
 
 /// `vision-tasks odt`: ML Kit's object detection and tracking, with an optional custom classifier.
 struct ObjectTrackingCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 
 /// What every landmark task command (`pose`, `face`) takes: the bundle, the inputs, the running mode and where the

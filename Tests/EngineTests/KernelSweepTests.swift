@@ -2,6 +2,7 @@ import VisionTasksEngine
 import VisionTasksModelFormat
 import Foundation
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Every kernel on synthetic one-operator models, as XNNPACK tests its micro-kernels: shape sweeps (channel counts

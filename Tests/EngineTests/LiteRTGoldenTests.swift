@@ -2,6 +2,7 @@ import VisionTasksEngine
 import VisionTasksModelFormat
 import Foundation
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Every float model, operator by operator and end to end, against LiteRT on real inputs

@@ -2,6 +2,7 @@ import VisionTasksEngine
 import VisionTasksModelFormat
 import Foundation
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// The quantized models (the four uint8 models we ship and the int8 fixtures), operator by operator and end to end,

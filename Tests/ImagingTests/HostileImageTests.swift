@@ -2,6 +2,7 @@ import CVisionTasksZlib
 import Foundation
 @testable import VisionTasksImaging
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Damaged and hostile image files (issue #30): each is a typed error that names the problem, never silent damage,

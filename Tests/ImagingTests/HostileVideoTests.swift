@@ -1,6 +1,7 @@
 import Foundation
 @testable import VisionTasksImaging
 import VisionTasksTestSupport
+@testable import VisionTasksTooling
 import XCTest
 
 /// Hostile video paths and damaged clips (issue #30): the path is always a file, ffmpeg's failures are typed errors

@@ -2,6 +2,7 @@ import CVisionTasksZlib
 import Foundation
 import VisionTasksImaging
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 final class ImageInputTests: XCTestCase {

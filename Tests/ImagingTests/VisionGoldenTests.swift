@@ -3,6 +3,7 @@ import Foundation
 import VisionTasksImaging
 import VisionTasksTestSupport
 import Crypto
+import VisionTasksTooling
 import XCTest
 
 /// Decoding and region sampling against Pillow (PNG), MediaPipe's own JPEG decoding (stb_image, digests in

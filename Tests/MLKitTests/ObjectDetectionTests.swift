@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import VisionTasksMLKit
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// ML Kit's object detection and tracking (`import VisionTasksMLKit` alone): single-image and stream modes, tracking

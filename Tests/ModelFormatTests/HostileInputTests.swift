@@ -1,6 +1,7 @@
 import VisionTasksModelFormat
 import Foundation
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Hand-made damage with a known right answer: each must be the named `FormatError`, not a trap.

@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasksImaging
+import VisionTasksTooling
 import VisionTasks
 import VisionTasksTestSupport
 import XCTest

@@ -2,6 +2,7 @@ import Foundation
 import VisionTasksModelFormat
 import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// The gesture recognizer's classifier options and custom gestures against MediaPipe 0.10.14 itself:

@@ -2,6 +2,7 @@ import Foundation
 @testable import VisionTasks
 import VisionTasksImaging
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Issue #30 on the running-mode core: timestamps a caller may pass by mistake (nanosecond uptime, epoch

@@ -1,6 +1,7 @@
 import Foundation
 import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// `landmarkSmoothing = .always`: every tracked pose smoothed with filters of its own.

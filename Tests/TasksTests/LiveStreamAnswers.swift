@@ -2,6 +2,7 @@ import Foundation
 import VisionTasks
 import VisionTasksImaging
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// A task's live-stream answers, for tests that feed one frame per answer (so nothing is dropped) and compare the

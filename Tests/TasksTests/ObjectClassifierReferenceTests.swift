@@ -1,6 +1,7 @@
 import Foundation
 import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// The Object Detector and Image Classifier against MediaPipe 0.10.14 itself: `../shared/reference/object.json`,

@@ -2,6 +2,7 @@ import Foundation
 import VisionTasks
 import VisionTasksModelFormat
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// `LandmarksSmoother` against MediaPipe 0.10.14's own `VisibilitySmoothingCalculator` and

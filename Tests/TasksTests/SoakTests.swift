@@ -1,6 +1,7 @@
 import Foundation
 import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Memory over a long video: the pose landmarker in video mode over full_body_juggle.mp4 looped eight times

@@ -1,6 +1,7 @@
 import Foundation
 import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// `BaseOptions.numThreads` changes how work is split, never a number: for every task, image mode on shared photos

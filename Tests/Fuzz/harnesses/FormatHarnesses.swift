@@ -1,4 +1,6 @@
+import VisionTasks
 import VisionTasksModelFormat
+import VisionTasksTooling
 
 /// Copies the input: libFuzzer's buffer is only valid during the call, and our readers keep storage alive.
 func storage(_ bytes: UnsafeRawBufferPointer) -> ByteSlice {

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasks
 import VisionTasksModelFormat
 import VisionTasksModelMutation
 import VisionTasksTestSupport

@@ -1,5 +1,6 @@
 import CVisionTasksPNG
 import Foundation
+import VisionTasksImaging
 
 /// Lossless PNG output through libpng's simplified write API.
 public enum PNGEncoder {

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksImaging
 
 /// An RGBA picture to draw results on: landmarks, connections, boxes, labels and masks, then PNG.
 public struct Canvas: Sendable {

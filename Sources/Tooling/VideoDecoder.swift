@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksImaging
 
 /// Frames of a video file, decoded by Debian's `ffmpeg` to RGB exactly as MediaPipe's reference script does
 /// (`ffmpeg -v error -i CLIP -f rawvideo -pix_fmt rgb24 -`, no scaling, rotation metadata not applied), with

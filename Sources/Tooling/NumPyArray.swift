@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksModelFormat
 
 /// An array in NumPy's `.npy` format (version 1.0–3.0), the interchange format of `vision-tasks model run`
 /// and of the LiteRT goldens.
