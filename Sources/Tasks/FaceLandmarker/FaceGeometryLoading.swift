@@ -18,8 +18,8 @@ extension FaceGeometry {
 
     /// Refuses metadata whose landmarks the face model does not have.
     private init(checking metadata: FaceGeometryMetadata) throws(VisionTaskError) {
-        guard metadata.vertexCount <= FacePipeline.landmarkCount else {
-            throw .wrongModel("\(Self.metadataMember) describes \(metadata.vertexCount) landmarks; the face model has \(FacePipeline.landmarkCount)")
+        guard metadata.vertexCount <= FaceLandmarkerPipeline.landmarkCount else {
+            throw .wrongModel("\(Self.metadataMember) describes \(metadata.vertexCount) landmarks; the face model has \(FaceLandmarkerPipeline.landmarkCount)")
         }
         self.init(metadata: metadata)
     }

@@ -15,7 +15,7 @@ public final class FaceLandmarker: Detecting {
 }
 
 extension FaceLandmarker: PipelineTask {
-    typealias Pipeline = FacePipeline
+    typealias Pipeline = FaceLandmarkerPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<FaceLandmarkerResult>, at timestamp: Int, to delegate: any FaceLandmarkerLiveStreamDelegate) {
         guard case .dropped = outcome else {

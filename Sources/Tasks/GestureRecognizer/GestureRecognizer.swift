@@ -29,7 +29,7 @@ public final class GestureRecognizer: VisionTask {
 }
 
 extension GestureRecognizer: PipelineTask {
-    typealias Pipeline = GesturePipeline
+    typealias Pipeline = GestureRecognizerPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<GestureRecognizerResult>, at timestamp: Int, to delegate: any GestureRecognizerLiveStreamDelegate) {
         guard case .dropped = outcome else {

@@ -14,7 +14,7 @@ public final class HandLandmarker: Detecting {
 }
 
 extension HandLandmarker: PipelineTask {
-    typealias Pipeline = HandPipeline
+    typealias Pipeline = HandLandmarkerPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<HandLandmarkerResult>, at timestamp: Int, to delegate: any HandLandmarkerLiveStreamDelegate) {
         guard case .dropped = outcome else {

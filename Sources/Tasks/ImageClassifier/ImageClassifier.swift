@@ -36,7 +36,7 @@ public final class ImageClassifier: VisionTask {
 }
 
 extension ImageClassifier: PipelineTask {
-    typealias Pipeline = ClassifierPipeline
+    typealias Pipeline = ImageClassifierPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<ImageClassifierResult>, at timestamp: Int, to delegate: any ImageClassifierLiveStreamDelegate) {
         guard case .dropped = outcome else {

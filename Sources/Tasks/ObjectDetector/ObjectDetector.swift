@@ -17,7 +17,7 @@ public final class ObjectDetector: Detecting {
 }
 
 extension ObjectDetector: PipelineTask {
-    typealias Pipeline = DetectorPipeline
+    typealias Pipeline = ObjectDetectorPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<ObjectDetectorResult>, at timestamp: Int, to delegate: any ObjectDetectorLiveStreamDelegate) {
         guard case .dropped = outcome else {

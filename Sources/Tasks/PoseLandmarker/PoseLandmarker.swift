@@ -14,7 +14,7 @@ public final class PoseLandmarker: Detecting {
 }
 
 extension PoseLandmarker: PipelineTask {
-    typealias Pipeline = PosePipeline
+    typealias Pipeline = PoseLandmarkerPipeline
 
     func deliver(_ outcome: LiveStreamOutcome<PoseLandmarkerResult>, at timestamp: Int, to delegate: any PoseLandmarkerLiveStreamDelegate) {
         guard case .dropped = outcome else {

@@ -1,15 +1,15 @@
 import VisionTasksModelFormat
 
 /// The gesture recognizer's pipeline: the hand pipeline, then each hand's gesture.
-final class GesturePipeline: TaskPipeline {
+final class GestureRecognizerPipeline: TaskPipeline {
     typealias Options = GestureRecognizerOptions
-    let hands: HandPipeline
+    let hands: HandLandmarkerPipeline
     let classifier: GestureClassifier
 
     init(bundle: TaskBundle, options: TaskSettings<GestureRecognizerOptions.Values>) throws(VisionTaskError) {
         try bundle.requireMembers(["hand_detector.tflite", "hand_landmarks_detector.tflite", GestureClassifier.embedderMember,
                                    GestureClassifier.cannedMember], for: "gesture recognizer")
-        hands = try HandPipeline(bundle: bundle, options: options.with(options.hand))
+        hands = try HandLandmarkerPipeline(bundle: bundle, options: options.with(options.hand))
         classifier = try GestureClassifier(bundle: bundle, canned: options.cannedGesturesClassifierOptions,
                                            custom: options.customGesturesClassifierOptions, threads: options.baseOptions.numThreads)
     }

@@ -3,7 +3,7 @@ import VisionTasksModelFormat
 
 /// The detector → region → landmarks pipeline of MediaPipe's pose landmarker graphs, one frame at a time, with its
 /// video-mode state (tracked regions, smoothing).
-final class PosePipeline: TaskPipeline {
+final class PoseLandmarkerPipeline: TaskPipeline {
     typealias Options = PoseLandmarkerOptions
     let options: TaskSettings<PoseLandmarkerOptions.Values>
     let detector: SSDDetector

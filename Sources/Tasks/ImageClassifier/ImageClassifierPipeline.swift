@@ -4,7 +4,7 @@ import VisionTasksModelFormat
 /// orientation says) stretched to the model's input with bilinear sampling and a replicated border — uint8 models take
 /// the 8-bit pixels as they are, float ones the range their metadata's normalization gives — the model run, each
 /// output head dequantized and its categories chosen (``CategorySelection``). No softmax: the scores are the model's.
-final class ClassifierPipeline: TaskPipeline {
+final class ImageClassifierPipeline: TaskPipeline {
     typealias Options = ImageClassifierOptions
     struct Head {
         let name: String?

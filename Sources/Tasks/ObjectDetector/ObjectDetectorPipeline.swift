@@ -8,7 +8,7 @@ import VisionTasksModelFormat
 /// kept ones — projected back through the input's transform, and turned into pixel boxes by truncation (each of x,
 /// y, width, height on its own, clamped to [0, size]; MediaPipe's DetectionTransformationCalculator), detections
 /// with the same integer box merged. No NMS after the operator's own.
-final class DetectorPipeline: TaskPipeline {
+final class ObjectDetectorPipeline: TaskPipeline {
     typealias Options = ObjectDetectorOptions
     let runner: TensorRunner
     let input: ImageInput
@@ -57,8 +57,8 @@ final class DetectorPipeline: TaskPipeline {
         do { model = try bundle.model(member) } catch { throw .model(error) }
         let files = subgraph.outputTensors[outputs.classes].associatedFiles
         selection = try CategorySelection(
-            labels: try ClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: nil),
-            displayNames: try ClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: options.displayNamesLocale),
+            labels: try ImageClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: nil),
+            displayNames: try ImageClassifierPipeline.labels(model, files, kind: .tensorValueLabels, locale: options.displayNamesLocale),
             allowlist: options.categoryAllowlist, denylist: options.categoryDenylist,
             scoreThreshold: options.scoreThreshold, metadataThreshold: subgraph.outputTensors[2].scoreThreshold,
             maxResults: options.maxResults)

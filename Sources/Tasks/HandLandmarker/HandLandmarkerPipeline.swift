@@ -3,7 +3,7 @@ import VisionTasksModelFormat
 
 /// The palm detector → region → hand landmarks pipeline of MediaPipe's hand landmarker graphs, one frame at a time,
 /// with its video-mode state (tracked regions). The gesture recognizer runs it too. MediaPipe smooths no hand.
-final class HandPipeline: TaskPipeline {
+final class HandLandmarkerPipeline: TaskPipeline {
     typealias Options = HandLandmarkerOptions
     let options: TaskSettings<HandOptions>
     let detector: SSDDetector
@@ -63,7 +63,7 @@ final class HandPipeline: TaskPipeline {
         var hands = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         } deduplicate: {
-            HandDeduplication.removingDuplicates($0, imageWidth: image.width, imageHeight: image.height)
+            HandLandmarksDeduplication.removingDuplicates($0, imageWidth: image.width, imageHeight: image.height)
         }
         if let timestamp {
             smoothing.apply(&hands) {
@@ -151,70 +151,4 @@ struct HandEstimate: TrackedEstimate {
     var rect: NormalizedRect
     var nextRect: NormalizedRect
     var instance: Int
-}
-
-/// Smoothing of one tracked hand, for `.always` (MediaPipe smooths no hand, so there are no constants of its own):
-/// the filters MediaPipe gives faces and poses — image landmarks through 1€ filters (min cutoff 0.05, β 80,
-/// derivative cutoff 1) with the speed in sizes of the hand's landmark extent, world landmarks through 1€ filters
-/// (0.1, 40, 1) in metres, as the pose's world landmarks.
-struct HandSmoothing: Sendable {
-    private var image = LandmarksSmoother(.init(minCutoff: 0.05, beta: 80, derivativeCutoff: 1, valueScale: .landmarkExtent),
-                                          visibilityAlpha: nil)
-    private var world = LandmarksSmoother(.init(minCutoff: 0.1, beta: 40, derivativeCutoff: 1, valueScale: .none), visibilityAlpha: nil)
-
-    mutating func apply(_ hand: HandEstimate, imageWidth: Int, imageHeight: Int, timestampMilliseconds: Int) -> HandEstimate {
-        var hand = hand
-        hand.landmarks = image.smooth(hand.landmarks, region: nil, imageWidth: imageWidth, imageHeight: imageHeight,
-                                      timestampMilliseconds: timestampMilliseconds)
-        hand.world = world.smooth(hand.world, timestampMilliseconds: timestampMilliseconds)
-        return hand
-    }
-
-    mutating func reset() {
-        image.resetCoordinates()
-        world.resetCoordinates()
-    }
-}
-
-/// MediaPipe's HandLandmarksDeduplicationCalculator: a hand is dropped when an earlier hand kept has at least 10 of
-/// its 21 landmarks within a fifth of the larger hand's size, and their landmark boxes overlap by more than 0.2 IoU
-/// (a palm found again where a tracked hand already is).
-enum HandDeduplication {
-    static let closeLandmarkCount = 10
-    static let distanceFraction: Float = 0.2
-    static let minimumOverlap: Float = 0.2
-
-    static func removingDuplicates(_ hands: [HandEstimate], imageWidth: Int, imageHeight: Int) -> [HandEstimate] {
-        guard hands.count > 1 else { return hands }
-        let size = SIMD2(Float(imageWidth), Float(imageHeight))
-        let pixels = hands.map { $0.landmarks.map { SIMD2($0.x, $0.y) * size } }
-        // The hand's size: the longest side of the wrist – index knuckle – little-finger knuckle triangle.
-        let baselines = pixels.map { p in max(distance(p[0], p[5]), distance(p[5], p[17]), distance(p[17], p[0])) }
-        let boxes = hands.map { hand in
-            hand.landmarks.reduce((lo: SIMD2<Float>(repeating: .infinity), hi: SIMD2<Float>(repeating: -.infinity))) {
-                ($0.lo.replacing(with: SIMD2($1.x, $1.y), where: SIMD2($1.x, $1.y) .< $0.lo),
-                 $0.hi.replacing(with: SIMD2($1.x, $1.y), where: SIMD2($1.x, $1.y) .> $0.hi))
-            }
-        }
-        var kept: [Int] = []
-        for i in hands.indices {
-            let duplicate = kept.contains { j in
-                let limit = distanceFraction * max(baselines[i], baselines[j])
-                let close = zip(pixels[i], pixels[j]).filter { distance($0, $1) < limit }.count
-                return close >= closeLandmarkCount && overlap(boxes[i], boxes[j]) > minimumOverlap
-            }
-            if !duplicate { kept.append(i) }
-        }
-        return kept.map { hands[$0] }
-    }
-
-    private static func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float { ((a - b) * (a - b)).sum().squareRoot() }
-
-    private static func overlap(_ a: (lo: SIMD2<Float>, hi: SIMD2<Float>), _ b: (lo: SIMD2<Float>, hi: SIMD2<Float>)) -> Float {
-        let areaA = (a.hi - a.lo).x * (a.hi - a.lo).y, areaB = (b.hi - b.lo).x * (b.hi - b.lo).y
-        guard areaA > 0, areaB > 0 else { return 0 }
-        let lo = pointwiseMax(a.lo, b.lo), hi = pointwiseMin(a.hi, b.hi)
-        let inter = max(0, hi.x - lo.x) * max(0, hi.y - lo.y)
-        return inter / (areaA + areaB - inter)
-    }
 }

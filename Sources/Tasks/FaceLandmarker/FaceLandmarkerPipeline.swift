@@ -3,7 +3,7 @@ import VisionTasksModelFormat
 
 /// The detector → region → landmarks pipeline of MediaPipe's face landmarker graphs, one frame at a time, with its
 /// video-mode state (tracked regions, smoothing), and the optional blendshape and geometry stages after it.
-final class FacePipeline: TaskPipeline {
+final class FaceLandmarkerPipeline: TaskPipeline {
     typealias Options = FaceLandmarkerOptions
     let options: TaskSettings<FaceLandmarkerOptions.Values>
     let detector: SSDDetector
