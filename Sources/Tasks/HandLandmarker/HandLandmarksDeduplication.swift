@@ -23,7 +23,7 @@ enum HandLandmarksDeduplication {
             let duplicate = kept.contains { j in
                 let limit = distanceFraction * max(baselines[i], baselines[j])
                 let close = zip(pixels[i], pixels[j]).filter { distance($0, $1) < limit }.count
-                return close >= closeLandmarkCount && overlap(boxes[i], boxes[j]) > minimumOverlap
+                return close >= closeLandmarkCount && landmarksIntersectionOverUnion(boxes[i], boxes[j]) > minimumOverlap
             }
             if !duplicate { kept.append(i) }
         }
@@ -32,7 +32,10 @@ enum HandLandmarksDeduplication {
 
     private static func distance(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> Float { ((a - b) * (a - b)).sum().squareRoot() }
 
-    private static func overlap(_ a: (lo: SIMD2<Float>, hi: SIMD2<Float>), _ b: (lo: SIMD2<Float>, hi: SIMD2<Float>)) -> Float {
+    /// MediaPipe's third IoU, `CalculateIOU` of `mediapipe/tasks/cc/vision/utils/landmarks_utils.cc`: boxes given by
+    /// their edges (not a corner and a size, as ``mediaPipeIntersectionOverUnion(_:_:)`` takes them), 0 when either box
+    /// has no area.
+    private static func landmarksIntersectionOverUnion(_ a: (lo: SIMD2<Float>, hi: SIMD2<Float>), _ b: (lo: SIMD2<Float>, hi: SIMD2<Float>)) -> Float {
         let areaA = (a.hi - a.lo).x * (a.hi - a.lo).y, areaB = (b.hi - b.lo).x * (b.hi - b.lo).y
         guard areaA > 0, areaB > 0 else { return 0 }
         let lo = pointwiseMax(a.lo, b.lo), hi = pointwiseMin(a.hi, b.hi)
