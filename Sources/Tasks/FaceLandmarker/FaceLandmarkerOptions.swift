@@ -14,10 +14,8 @@ public final class FaceLandmarkerOptions: TaskOptions, TaskOptionsValues {
     var values = Values()
 
     override func validateTaskOptions() throws(VisionTaskError) {
-        try OptionCheck.count(numFaces, "numFaces")
-        try OptionCheck.confidence(minFaceDetectionConfidence, "minFaceDetectionConfidence")
-        try OptionCheck.confidence(minFacePresenceConfidence, "minFacePresenceConfidence")
-        try OptionCheck.confidence(minTrackingConfidence, "minTrackingConfidence")
+        try OptionCheck.landmarker("Face", count: numFaces, detection: minFaceDetectionConfidence,
+                                   presence: minFacePresenceConfidence, tracking: minTrackingConfidence)
     }
 
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.

@@ -13,10 +13,8 @@ public final class PoseLandmarkerOptions: TaskOptions, TaskOptionsValues {
     var values = Values()
 
     override func validateTaskOptions() throws(VisionTaskError) {
-        try OptionCheck.count(numPoses, "numPoses")
-        try OptionCheck.confidence(minPoseDetectionConfidence, "minPoseDetectionConfidence")
-        try OptionCheck.confidence(minPosePresenceConfidence, "minPosePresenceConfidence")
-        try OptionCheck.confidence(minTrackingConfidence, "minTrackingConfidence")
+        try OptionCheck.landmarker("Pose", count: numPoses, detection: minPoseDetectionConfidence,
+                                   presence: minPosePresenceConfidence, tracking: minTrackingConfidence)
     }
 
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.

@@ -40,9 +40,7 @@ struct HandOptions: Sendable {
     var landmarkSmoothing: LandmarkSmoothing = .mediapipe
 
     func validate() throws(VisionTaskError) {
-        try OptionCheck.count(numHands, "numHands")
-        try OptionCheck.confidence(minHandDetectionConfidence, "minHandDetectionConfidence")
-        try OptionCheck.confidence(minHandPresenceConfidence, "minHandPresenceConfidence")
-        try OptionCheck.confidence(minTrackingConfidence, "minTrackingConfidence")
+        try OptionCheck.landmarker("Hand", count: numHands, detection: minHandDetectionConfidence,
+                                   presence: minHandPresenceConfidence, tracking: minTrackingConfidence)
     }
 }

@@ -12,6 +12,16 @@ enum OptionCheck {
         guard value >= 1 else { throw .invalidOption(name: name, reason: "\(value) is below 1") }
     }
 
+    /// The options of a detect-then-track landmarker (pose, face, hand), which MediaPipe names after what it finds:
+    /// for "Pose", `numPoses`, `minPoseDetectionConfidence`, `minPosePresenceConfidence`, and `minTrackingConfidence`.
+    static func landmarker(_ instance: String, count: Int, detection: Float, presence: Float,
+                           tracking: Float) throws(VisionTaskError) {
+        try Self.count(count, "num\(instance)s")
+        try confidence(detection, "min\(instance)DetectionConfidence")
+        try confidence(presence, "min\(instance)PresenceConfidence")
+        try confidence(tracking, "minTrackingConfidence")
+    }
+
     /// A live-stream delegate is set exactly in live-stream mode.
     static func liveStreamDelegate(isSet: Bool, runningMode: RunningMode, _ name: String) throws(VisionTaskError) {
         if runningMode == .liveStream, !isSet { throw .missingLiveStreamDelegate }
