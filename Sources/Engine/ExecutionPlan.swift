@@ -43,10 +43,10 @@ public final class ExecutionPlan: Sendable {
     /// Prepares `model`; refuses with ``EngineError/resourceLimit(what:bytes:limit:)`` a plan whose arena, scratch and
     /// folded constants together would take more than `memoryBudget` bytes.
     ///
-    /// The passes, in order (each in `Plan/`, each with its own tests): lowering to a ``PlanGraph`` of operators with
-    /// every index, shape and constant checked; ``PadFusion``; ``ConstantFolding``; the operator-level fusions
-    /// ``EpilogueFusion``, ``TokenMixingFusion`` and ``LayerNormalizationFusion``; ``KernelBuilding``, one kernel per
-    /// remaining operator; ``Liveness``; ``MemoryPlanner``.
+    /// The passes, in order (each in `Plan/`, each with its own tests): lowering to a `PlanGraph` of operators with
+    /// every index, shape and constant checked; `PadFusion`; `ConstantFolding`; the operator-level fusions
+    /// `EpilogueFusion`, `TokenMixingFusion` and `LayerNormalizationFusion`; `KernelBuilding`, one kernel per
+    /// remaining operator; `Liveness`; `MemoryPlanner`.
     public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
         var budget = MemoryBudget(limit: memoryBudget)
         var plan = try PlanGraph(model: model)

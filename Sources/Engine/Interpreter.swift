@@ -15,7 +15,7 @@ public struct TensorDescription: Sendable, Equatable {
 ///
 /// Not thread-safe: use one interpreter per thread. Interpreters made from the same plan share its weights and
 /// may run concurrently. Activations live in the arena planned at load; inputs are copied in and outputs copied
-/// out. `invoke` allocates nothing: kernels split their work over the shared ``WorkerPool`` as values, not closures,
+/// out. `invoke` allocates nothing: kernels split their work over the shared `WorkerPool` as values, not closures,
 /// and keep index counters on the stack (EngineTests counts every malloc of an invoke).
 public final class Interpreter {
     public let plan: ExecutionPlan
@@ -27,7 +27,10 @@ public final class Interpreter {
     /// Threads each operator may use (its work split in as many parts).
     public let threadCount: Int
 
-    /// - Parameter threads: threads per operator; default all cores, as LiteRT's XNNPACK does when asked.
+    /// An interpreter over `plan`, which it shares with any other interpreter made from it.
+    /// - Parameters:
+    ///   - plan: the prepared model.
+    ///   - threads: threads per operator; default all cores, as LiteRT's XNNPACK does when asked.
     public init(plan: ExecutionPlan, threads: Int? = nil) {
         self.plan = plan
         threadCount = max(1, min(threads ?? ProcessInfo.processInfo.activeProcessorCount, 64))

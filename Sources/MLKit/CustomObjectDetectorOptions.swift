@@ -30,7 +30,7 @@ public final class CustomObjectDetectorOptions: CommonObjectDetectorOptions {
         remoteModel = nil
     }
 
-    /// A downloaded remote model (``ModelManager``); processing fails with ``ObjectDetectionError/modelNotDownloaded``
+    /// A downloaded remote model (``ModelManager``); processing fails with ``ObjectDetectionError/modelNotDownloaded(name:)``
     /// until it is.
     public init(remoteModel: RemoteModel) {
         localModel = nil

@@ -30,7 +30,7 @@ import Darwin
 /// followed (``ModelDownloadError/unsafeCache(path:reason:)``). A stored model is hashed again each time it is
 /// loaded or asked for by ``download(_:conditions:)``. A file whose bytes are not the source's is downloaded again:
 /// ``download(_:conditions:)`` keeps it until the new file is verified (it may be an older version, usable if the
-/// download fails); loading it removes it and starts that download (see ``downloadedModelPath(_:)``).
+/// download fails); loading it removes it and starts that download.
 ///
 /// Outcomes are posted on `NotificationCenter.default`, from a background thread, as ML Kit does:
 /// `.mlkitModelDownloadDidSucceed` and `.mlkitModelDownloadDidFail`, whose `userInfo` holds the ``RemoteModel``

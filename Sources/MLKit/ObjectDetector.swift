@@ -7,8 +7,8 @@ internal import VisionTasks
 ///
 /// `results(in:)` runs on the caller's thread; `process(_:completion:)` runs on a queue of the detector's and calls
 /// `completion` on another serial queue, in order (Linux has no main run loop to call back on). Both go through the
-/// running-mode machinery MediaPipe's tasks share (``TaskRunner``): stream mode is its live stream, with ML Kit's
-/// admission (``LiveStreamAdmission/dropIncoming``).
+/// running-mode machinery MediaPipe's tasks share (`TaskRunner`): stream mode is its live stream, with ML Kit's
+/// admission (a frame that arrives while the detector is busy is dropped).
 public final class ObjectDetector: Sendable {
     private let mode: ObjectDetectorMode
     private let runner: TaskRunner<ObjectDetectionPipeline>

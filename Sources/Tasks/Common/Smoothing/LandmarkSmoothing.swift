@@ -8,7 +8,7 @@ public enum LandmarkSmoothing: String, Sendable, Equatable, CaseIterable {
     ///
     /// Each instance is followed the way MediaPipe follows its single one: by the region its own landmarks give for
     /// the next frame. The detector, which runs while fewer than the maximum are tracked, only adds instances not
-    /// tracked yet (``RegionTracker/Association/trackedFollowed``). MediaPipe's pose and face graphs instead let a
+    /// tracked yet (a tracked instance keeps its region). MediaPipe's pose and face graphs instead let a
     /// detection replace the tracked region it overlaps, so with several instances sought every frame's region would
     /// come from the detector, and the landmarks entering the filters would not be the ones MediaPipe smooths (its
     /// numPoses 2 and numPoses 1 runs of one person differ by 20–60 mm in world landmarks before any smoothing).
