@@ -23,14 +23,25 @@ public enum ImageOrientation: Sendable, Equatable {
     case up, down, left, right
     case upMirrored, downMirrored, leftMirrored, rightMirrored
 
-    /// The clockwise rotation, in degrees, that MediaPipe applies to the region of interest for this orientation
-    /// (its iOS task runner: up 0, right −90, down −180, left −270). The tasks' business, not part of MediaPipe's API.
+    /// The rotation, in degrees, of the region of interest MediaPipe's iOS vision task runner makes for this
+    /// orientation (`MPPVisionTaskRunner.mm`: its degrees up 0, right −90, down −180, left −270, divided by −180 to
+    /// radians, so right turns the region by +90°). It is MediaPipe's `ImageProcessingOptions.rotation_degrees`
+    /// negated (C++ sets the rotation to −rotation_degrees·π/180): right is rotation_degrees −90, down 180, left 90.
+    /// Mirrored cases have none: they are refused (``ImageError/unsupportedOrientation(_:)``), as MediaPipe refuses them.
     package var regionRotationDegrees: Double {
         switch self {
         case .up, .upMirrored: return 0
-        case .right, .rightMirrored: return -90
-        case .down, .downMirrored: return -180
-        case .left, .leftMirrored: return -270
+        case .right, .rightMirrored: return 90
+        case .down, .downMirrored: return 180
+        case .left, .leftMirrored: return 270
+        }
+    }
+
+    /// Whether the orientation turns the picture a quarter turn (width and height trade places).
+    package var isQuarterTurn: Bool {
+        switch self {
+        case .right, .left, .rightMirrored, .leftMirrored: return true
+        default: return false
         }
     }
 
@@ -185,9 +196,10 @@ public struct MPImage: Sendable {
         }
     }
 
-    /// The image as tightly packed RGB8 (a copy; used for encoding and drawing).
     /// The same pixels under another orientation (the planes are shared, not copied).
-    public func withOrientation(_ orientation: ImageOrientation) -> MPImage {
+    /// Mirrored orientations are refused here as at creation: one rule wherever an orientation is given.
+    public func withOrientation(_ orientation: ImageOrientation) throws(ImageError) -> MPImage {
+        guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }
         var copy = self
         copy.orientationValue = orientation
         return copy
@@ -215,6 +227,7 @@ public struct MPImage: Sendable {
         return try? MPImage(pixels: out, width: right - left, height: bottom - top, format: .rgb8, orientation: orientation)
     }
 
+    /// The image as tightly packed RGB8 (a copy; used for encoding and drawing).
     public func rgbPixels() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: width * height * 3)
         out.withUnsafeMutableBufferPointer { out in

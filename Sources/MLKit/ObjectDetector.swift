@@ -29,9 +29,10 @@ public final class ObjectDetector: Sendable {
     public func results(in image: VisionImage) throws -> [Object] {
         let method = "results(in:)"
         let result: ObjectDetectionPipeline.Result
+        let oriented = try image.oriented()
         do throws(VisionTaskError) {
-            result = mode == .stream ? try runner.process(streamImage: image.oriented, method: method)
-                : try runner.process(image: image.oriented, method: method)
+            result = mode == .stream ? try runner.process(streamImage: oriented, method: method)
+                : try runner.process(image: oriented, method: method)
         } catch {
             throw Self.refused(error)
         }
@@ -45,10 +46,15 @@ public final class ObjectDetector: Sendable {
     /// that answers never pile up. In single-image mode every image is processed.
     public func process(_ image: VisionImage, completion: @escaping @Sendable ([Object]?, (any Error)?) -> Void) {
         let method = "process(_:completion:)"
+        let oriented: MPImage
+        do { oriented = try image.oriented() } catch {
+            // Refused before it reaches the queue, so answered on the caller's thread, as a closed runner's refusal is.
+            return completion(nil, error)
+        }
         do throws(VisionTaskError) {
             switch mode {
             case .stream:
-                try runner.processAsync(image.oriented, method: method) { outcome in
+                try runner.processAsync(oriented, method: method) { outcome in
                     switch outcome {
                     case let .result(result): Self.complete(result, completion)
                     case let .failure(error): completion(nil, Self.refused(error))
@@ -56,7 +62,7 @@ public final class ObjectDetector: Sendable {
                     }
                 }
             case .singleImage:
-                try runner.processAsync(image: image.oriented, method: method) { outcome in
+                try runner.processAsync(image: oriented, method: method) { outcome in
                     switch outcome {
                     case let .success(result): Self.complete(result, completion)
                     case let .failure(error): completion(nil, Self.refused(error))

@@ -11,6 +11,8 @@ public final class VisionImage: @unchecked Sendable {
         orientation = image.orientation
     }
 
-    /// The pixels as `orientation` says to read them, taken when the detector is handed the image.
-    var oriented: MPImage { image.withOrientation(orientation) }
+    /// The pixels as `orientation` says to read them, taken when the detector is handed the image. A mirrored
+    /// orientation (what a front-camera helper may give) is ``ImageError/unsupportedOrientation(_:)``: the library has
+    /// one rule for mirrored orientations, MediaPipe's, which refuses them (see the Orientation article).
+    func oriented() throws(ImageError) -> MPImage { try image.withOrientation(orientation) }
 }

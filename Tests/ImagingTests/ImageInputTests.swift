@@ -17,12 +17,28 @@ final class ImageInputTests: XCTestCase {
                 guard case .unsupportedOrientation = error as? ImageError else { return XCTFail("\(error)") }
             }
         }
+        let upright = try MPImage(encoded: bytes)
         for orientation in [ImageOrientation.up, .down, .left, .right] {
             XCTAssertEqual(try MPImage(encoded: bytes, orientation: orientation).orientation, orientation)
+            XCTAssertEqual(try upright.withOrientation(orientation).orientation, orientation)
         }
-        // MediaPipe's iOS task runner turns the region against the orientation.
-        XCTAssertEqual(ImageOrientation.right.regionRotationDegrees, -90)
-        XCTAssertEqual(ImageOrientation.left.regionRotationDegrees, -270)
+        // One rule: an orientation given later is refused as one given at creation.
+        for orientation in [ImageOrientation.upMirrored, .downMirrored, .leftMirrored, .rightMirrored] {
+            XCTAssertThrowsError(try upright.withOrientation(orientation)) { error in
+                XCTAssertEqual(error as? ImageError, .unsupportedOrientation("\(orientation)"))
+            }
+        }
+    }
+
+    /// MPPVisionTaskRunner.mm's degrees (right −90, down −180, left −270) divided by −180 to radians: the region
+    /// turns by +90°, +180°, +270°, which is C++'s rotation_degrees −90, 180 (−180), 90 (its rotation is
+    /// −rotation_degrees·π/180).
+    func testOrientationsTurnTheRegionAsMediaPipesIOSRunner() {
+        let iOSDegrees: [(ImageOrientation, Double)] = [(.up, 0), (.right, -90), (.down, -180), (.left, -270)]
+        for (orientation, degrees) in iOSDegrees {
+            XCTAssertEqual(orientation.regionRotationDegrees * .pi / 180, degrees * .pi / -180, accuracy: 1e-12, "\(orientation)")
+            XCTAssertEqual(orientation.isQuarterTurn, Int(degrees) % 180 != 0, "\(orientation)")
+        }
     }
 
     func testRawBuffersAreValidated() {

@@ -173,6 +173,26 @@ final class ObjectDetectionTests: XCTestCase {
         XCTAssertTrue(delivered.contains { !$0.contains("frame dropped") }, "\(delivered)")
     }
 
+    /// The ML Kit guide's `imageOrientation` helper gives mirrored orientations for the front camera; the library's
+    /// one rule (MediaPipe's) refuses them, here too: a typed error, on both calls, never a silently unmirrored result.
+    func testMirroredOrientationsAreRefusedWithATypedError() throws {
+        let detector = ObjectDetector.objectDetector(options: Self.options(classifier: nil, mode: .singleImage, multiple: true))
+        for orientation in [ImageOrientation.upMirrored, .downMirrored, .leftMirrored, .rightMirrored] {
+            let image = try Self.image("coral_bird.png")
+            image.orientation = orientation
+            XCTAssertThrowsError(try detector.results(in: image)) { error in
+                XCTAssertEqual(error as? ImageError, .unsupportedOrientation("\(orientation)"))
+            }
+            let answered = expectation(description: "completion")
+            detector.process(image) { objects, error in
+                XCTAssertNil(objects)
+                XCTAssertEqual(error as? ImageError, .unsupportedOrientation("\(orientation)"))
+                answered.fulfill()
+            }
+            wait(for: [answered], timeout: 10)
+        }
+    }
+
     func testBadModelsAreErrorsNotCrashes() throws {
         // A pose bundle, a detector, and a classifier without metadata (no labels, no input normalization: the int8
         // fixture) as the classifier.

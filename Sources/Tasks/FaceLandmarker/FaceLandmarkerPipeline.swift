@@ -97,7 +97,7 @@ final class FaceLandmarkerPipeline: TaskPipeline {
 
     /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image).prefix(options.numFaces).map {
+        try detector.detect(image, backProjection: .region).prefix(options.numFaces).map {
             Self.detectionTransformation.apply(Self.regionFromDetection.rect(for: $0, imageWidth: image.width, imageHeight: image.height),
                                                imageWidth: image.width, imageHeight: image.height)
         }

@@ -28,7 +28,7 @@ final class GestureRecognizerPipeline: TaskPipeline {
         let found = try hands.hands(image, timestampMilliseconds: timestamp)
         // The task's region of interest is the whole image, turned by its orientation (the embedder's inputs are
         // turned back by it).
-        let rotation = Float(image.orientation.regionRotationDegrees * .pi / 180)
+        let rotation = NormalizedRect.whole(of: image).rotation
         var gestures: [[Category]] = []
         for hand in found {
             // MediaPipe drops a hand whose every category the options filtered out from the gesture list only,

@@ -75,7 +75,7 @@ final class HandLandmarkerPipeline: TaskPipeline {
 
     /// Hand regions from the palm detector, best first, at most `numHands`.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image).prefix(options.numHands).map {
+        try detector.detect(image, backProjection: .region).prefix(options.numHands).map {
             Self.detectionTransformation.apply(Self.regionFromDetection.rect(for: $0, imageWidth: image.width, imageHeight: image.height),
                                                imageWidth: image.width, imageHeight: image.height)
         }

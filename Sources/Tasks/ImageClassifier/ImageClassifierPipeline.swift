@@ -62,7 +62,7 @@ final class ImageClassifierPipeline: TaskPipeline {
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("classifier", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageClassifierResult {
-        let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
+        let whole = NormalizedRect.whole(of: image)
         _ = try input.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
                           keepAspectRatio: false, border: .replicate)
         let start = now()

@@ -68,15 +68,13 @@ final class ObjectDetectorPipeline: TaskPipeline {
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("detector", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ObjectDetectorResult {
-        let rotation = Float(image.orientation.regionRotationDegrees * .pi / 180)
-        let whole = NormalizedRect.whole(rotation: rotation)
-        let region = whole.region(imageWidth: image.width, imageHeight: image.height)
+        let region = NormalizedRect.whole(of: image).region(imageWidth: image.width, imageHeight: image.height)
         _ = try input.run(image, region: region, keepAspectRatio: false, border: .replicate)
         let start = now()
         defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
         let boxes = try runner.output(outputs.boxes), classes = try runner.output(outputs.classes)
         let scores = try runner.output(outputs.scores), count = try runner.output(outputs.count)
-        let projection = Projection(region: region, imageWidth: image.width, imageHeight: image.height)
+        let projection = DetectionProjection(region: region, imageWidth: image.width, imageHeight: image.height)
         var detections: [Detection] = []
         var boxesSeen: [CGRect: Int] = [:]
         let available = min(count.first.map { $0.isFinite ? Int(max($0, 0)) : 0 } ?? 0, scores.count, classes.count, boxes.count / 4)
@@ -112,35 +110,5 @@ final class ObjectDetectorPipeline: TaskPipeline {
         guard value.isFinite else { return value > 0 ? upper : 0 }
         let truncated = value >= Float(Int32.max) ? Int(Int32.max) : (value <= Float(Int32.min) ? Int(Int32.min) : Int(value))
         return max(min(truncated, upper), 0)
-    }
-
-    /// MediaPipe's DetectionProjectionCalculator with `GetRotatedSubRectToRectTransformMatrix`, in float: the box's
-    /// corners through the input region's matrix, and their axis-aligned bounds. Nearly the identity for an unturned
-    /// image (W × fl(1/W) is 0.99999994 for some W), but the truncation to pixels right after makes it matter.
-    struct Projection {
-        let m0: Float, m1: Float, m3: Float, m4: Float, m5: Float, m7: Float
-
-        init(region: RegionOfInterest, imageWidth: Int, imageHeight: Int) {
-            let a = Float(region.width), b = Float(region.height)
-            let radians = Float(region.rotationDegrees * .pi / 180)
-            let c = cosf(radians), d = sinf(radians)
-            let e = Float(region.centerX), f = Float(region.centerY)
-            let g = 1 / Float(imageWidth), h = 1 / Float(imageHeight)
-            m0 = a * c * 1 * g
-            m1 = -b * d * g
-            m3 = (-0.5 * a * c * 1 + 0.5 * b * d + e) * g
-            m4 = a * d * 1 * h
-            m5 = b * c * h
-            m7 = (-0.5 * b * c - 0.5 * a * d * 1 + f) * h
-        }
-
-        func box(xMin: Float, yMin: Float, width: Float, height: Float) -> (xMin: Float, yMin: Float, width: Float, height: Float) {
-            @inline(__always) func project(_ x: Float, _ y: Float) -> (x: Float, y: Float) { (x * m0 + y * m1 + m3, x * m4 + y * m5 + m7) }
-            let a = project(xMin, yMin), b = project(xMin + width, yMin)
-            let c = project(xMin + width, yMin + height), d = project(xMin, yMin + height)
-            let left = min(a.x, b.x, c.x, d.x), right = max(a.x, b.x, c.x, d.x)
-            let top = min(a.y, b.y, c.y, d.y), bottom = max(a.y, b.y, c.y, d.y)
-            return (left, top, right - left, bottom - top)
-        }
     }
 }

@@ -97,7 +97,7 @@ final class PoseLandmarkerPipeline: TaskPipeline {
     /// Pose regions from the detector, best first: the alignment-point region from the hips centre and the point
     /// above the head.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image).map { region(start: $0.keypoints[0], end: $0.keypoints[1], image: image) }
+        try detector.detect(image, backProjection: .letterboxUnlessTurned).map { region(start: $0.keypoints[0], end: $0.keypoints[1], image: image) }
     }
 
     private func region(start: SIMD2<Float>, end: SIMD2<Float>, image: MPImage) -> NormalizedRect {

@@ -1,6 +1,6 @@
 /// An SSD detector model run on a whole image as MediaPipe's detector graphs run it (pose, face and palm detectors):
 /// the image letterboxed into the model's input with a zero border, boxes and keypoints decoded against the anchors,
-/// weighted non-maximum suppression, then the letterbox removed (`DetectionLetterboxRemovalCalculator`).
+/// weighted non-maximum suppression, then back into the image (``BackProjection``).
 final class SSDDetector {
     let runner: TensorRunner
     let input: ImageInput
@@ -30,15 +30,32 @@ final class SSDDetector {
         self.suppressionThreshold = suppressionThreshold
     }
 
-    /// Detections in normalized coordinates of the (orientation-corrected) image, best first.
-    func detect(_ image: MPImage) throws(VisionTaskError) -> [RawDetection] {
-        let whole = NormalizedRect.whole(rotation: Float(image.orientation.regionRotationDegrees * .pi / 180))
+    /// How detections go from the model's letterboxed input back to the image.
+    enum BackProjection {
+        /// Through the sampled region's matrix, letterbox and rotation together: MediaPipe's face and hand
+        /// detector graphs (`DetectionProjectionCalculator`).
+        case region
+        /// The letterbox removed and nothing else, as MediaPipe's pose detector graph does
+        /// (`DetectionLetterboxRemovalCalculator`) — right for an unturned image only: on a turned one its
+        /// detections land turned in the image and the person is lost. Here an unturned image takes MediaPipe's
+        /// arithmetic and a turned one goes through the region (the upright result, in the buffer's frame).
+        case letterboxUnlessTurned
+    }
+
+    /// Detections in normalized coordinates of the image (the buffer as stored), best first. The model sees the
+    /// whole image turned upright by its orientation (``NormalizedRect/whole(of:)``).
+    func detect(_ image: MPImage, backProjection: BackProjection) throws(VisionTaskError) -> [RawDetection] {
+        let whole = NormalizedRect.whole(of: image)
         let transform = try input.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
                                       keepAspectRatio: true, border: .zero)
         let start = now()
         defer { postprocessing += Double(now() - start) / 1e6 }
         let kept = NonMaxSuppression.weighted(decoder.decode(boxes: try runner.output(0), scores: try runner.output(1)),
                                               threshold: suppressionThreshold)
+        if backProjection == .region || whole.rotation != 0 {
+            let projection = DetectionProjection(region: transform.region, imageWidth: image.width, imageHeight: image.height)
+            return kept.map(projection.detection)
+        }
         let p = transform.padding
         let left = Float(p.left), top = Float(p.top)
         let width = 1 - Float(p.left + p.right), height = 1 - Float(p.top + p.bottom)

@@ -19,6 +19,21 @@ public struct NormalizedRect: Sendable, Equatable {
         NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1, rotation: rotation)
     }
 
+    /// The task's region of interest for a whole image as MediaPipe's vision task runner makes it from the image's
+    /// orientation (`ConvertToNormalizedRect` in base_vision_task_api.h; the iOS runner alike): turned by the
+    /// orientation, and for a quarter turn width and height traded, each scaled by the image's aspect ratio, so that
+    /// the turned rectangle covers the image again (ImageToTensorCalculator scales a rect's width by the image's width
+    /// before turning it). In float, as C++ computes it.
+    static func whole(of image: MPImage) -> NormalizedRect {
+        let degrees = image.orientation.regionRotationDegrees
+        var rect = NormalizedRect.whole(rotation: Float(degrees * .pi / 180))
+        if image.orientation.isQuarterTurn {
+            rect.width = 1 * Float(image.height) / Float(image.width)
+            rect.height = 1 * Float(image.width) / Float(image.height)
+        }
+        return rect
+    }
+
     /// The pixel region it covers in an image of the given size (ImageToTensorCalculator's `GetRoi`).
     func region(imageWidth: Int, imageHeight: Int) -> RegionOfInterest {
         RegionOfInterest(centerX: Double(xCenter * Float(imageWidth)), centerY: Double(yCenter * Float(imageHeight)),
