@@ -81,8 +81,43 @@ final class PoseLandmarkerPipeline: TaskPipeline {
                              timestampInMilliseconds: timestamp)
     }
 
-    /// The tracked (video, live stream) or detected poses, smoothed where MediaPipe smooths them.
+    /// The orientation of the frame the tracked regions are in: they are the upright picture's, so a change of
+    /// orientation between frames drops them and the detector runs again.
+    private var trackedOrientation = ImageOrientation.up
+
+    /// The poses in the buffer's frame. MediaPipe's pose graph loses a turned person (its PoseDetectorGraph removes
+    /// the letterbox from its detections but not the rotation), so a turned buffer is not run as MediaPipe runs it:
+    /// its upright picture is (one copy of the pixels), and the poses come back into the buffer's frame — the upright
+    /// result, mapped, where MediaPipe has none to give.
     private func poses(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [PoseEstimate] {
+        if image.orientation != trackedOrientation {
+            tracker.track([])
+            trackedOrientation = image.orientation
+        }
+        guard let turn = QuarterTurn(image.orientation), turn.k != 0 else {
+            return try uprightPoses(image, timestampMilliseconds: timestamp)
+        }
+        let upright: MPImage
+        do { upright = try turn.upright(image) } catch { throw .image(error) }
+        return try uprightPoses(upright, timestampMilliseconds: timestamp).map { pose in
+            var pose = pose
+            for i in pose.landmarks.indices {
+                (pose.landmarks[i].x, pose.landmarks[i].y) = turn.point(x: pose.landmarks[i].x, y: pose.landmarks[i].y)
+            }
+            for i in pose.world.indices {
+                (pose.world[i].x, pose.world[i].y) = turn.direction(x: pose.world[i].x, y: pose.world[i].y)
+            }
+            pose.mask = pose.mask.map { mask in
+                MaskProjection.Logits(values: mask.values, width: mask.width, height: mask.height,
+                                      transform: turn.transform(mask.transform, uprightWidth: upright.width, uprightHeight: upright.height),
+                                      imageWidth: image.width, imageHeight: image.height)
+            }
+            return pose
+        }
+    }
+
+    /// The tracked (video, live stream) or detected poses of an upright picture, smoothed where MediaPipe smooths them.
+    private func uprightPoses(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [PoseEstimate] {
         var poses = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
@@ -97,7 +132,7 @@ final class PoseLandmarkerPipeline: TaskPipeline {
     /// Pose regions from the detector, best first: the alignment-point region from the hips centre and the point
     /// above the head.
     func detect(_ image: MPImage) throws(VisionTaskError) -> [NormalizedRect] {
-        try detector.detect(image, backProjection: .letterboxUnlessTurned).map { region(start: $0.keypoints[0], end: $0.keypoints[1], image: image) }
+        try detector.detect(image, backProjection: .letterbox).map { region(start: $0.keypoints[0], end: $0.keypoints[1], image: image) }
     }
 
     private func region(start: SIMD2<Float>, end: SIMD2<Float>, image: MPImage) -> NormalizedRect {

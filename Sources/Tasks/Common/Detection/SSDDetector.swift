@@ -36,10 +36,9 @@ final class SSDDetector {
         /// detector graphs (`DetectionProjectionCalculator`).
         case region
         /// The letterbox removed and nothing else, as MediaPipe's pose detector graph does
-        /// (`DetectionLetterboxRemovalCalculator`) — right for an unturned image only: on a turned one its
-        /// detections land turned in the image and the person is lost. Here an unturned image takes MediaPipe's
-        /// arithmetic and a turned one goes through the region (the upright result, in the buffer's frame).
-        case letterboxUnlessTurned
+        /// (`DetectionLetterboxRemovalCalculator`): right for an upright picture only (a turned one goes through the region regardless), which is all the pose
+        /// pipeline gives it (it turns a turned buffer upright first).
+        case letterbox
     }
 
     /// Detections in normalized coordinates of the image (the buffer as stored), best first. The model sees the
@@ -52,6 +51,7 @@ final class SSDDetector {
         defer { postprocessing += Double(now() - start) / 1e6 }
         let kept = NonMaxSuppression.weighted(decoder.decode(boxes: try runner.output(0), scores: try runner.output(1)),
                                               threshold: suppressionThreshold)
+        // A turned picture always goes through the region: letterbox removal alone would leave it turned.
         if backProjection == .region || whole.rotation != 0 {
             let projection = DetectionProjection(region: transform.region, imageWidth: image.width, imageHeight: image.height)
             return kept.map(projection.detection)
