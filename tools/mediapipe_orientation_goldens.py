@@ -12,7 +12,7 @@ inputs, options and CPU give the same bytes. Writes (see Tests/Fixtures/orientat
   exif_<task>.json       IMAGE mode under 1.2.3 on original JPEG + one APP1 Exif segment with orientation N = 1..8
   video_<task>_rot<R>.json  VIDEO mode (shared tools/mediapipe_reference.py, 30 frames) on clips whose stream carries
                          `rotate=R` metadata, R = 90, 180, 270, made by stream copy in a temp dir
-Floats are rounded to 6 significant digits. Nothing from ../shared is copied: inputs are rebuilt from it.
+Floats are rounded to 6 significant digits, except scores (exact). Nothing from ../shared is copied: inputs are rebuilt from it.
 """
 import argparse
 import hashlib
@@ -146,10 +146,11 @@ def normalized(task, result):
             for c in group:
                 if c.get("displayName") is None:
                     c["displayName"] = ""
+    # A detection's missing display name stays None, as 0.10.14 and the shared object.json write it.
     for d in result.get("detections", []):
         for c in d["categories"]:
-            if c.get("displayName") is None:
-                c["displayName"] = ""
+            if c.get("displayName") == "":
+                c["displayName"] = None
     return result
 
 
@@ -213,7 +214,9 @@ def rounded(o):
     if isinstance(o, float):
         return float(f"{o:.6g}")
     if isinstance(o, dict):
-        return {k: rounded(v) for k, v in o.items()}
+        # Scores stay exact: the object detector's and classifier's are compared bit for bit (float32 values, which
+        # a double's repr keeps exactly).
+        return {k: (v if k == "score" else rounded(v)) for k, v in o.items()}
     if isinstance(o, list):
         return [rounded(v) for v in o]
     return o

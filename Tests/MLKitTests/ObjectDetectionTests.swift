@@ -173,6 +173,34 @@ final class ObjectDetectionTests: XCTestCase {
         XCTAssertTrue(delivered.contains { !$0.contains("frame dropped") }, "\(delivered)")
     }
 
+    /// A turned buffer with `VisionImage.orientation` set: ML Kit's detector stage is MediaPipe's object detector with
+    /// the SSD (score threshold 0.3, five objects), so its frames must be MediaPipe's boxes for the same turned pixels
+    /// run with the matching rotation_degrees (Tests/Fixtures/orientation/turned_object.json), in the buffer's frame,
+    /// with the detector's labels.
+    func testTurnedBuffersGiveMediaPipesBoxesInTheBuffersFrame() throws {
+        struct Box: Decodable, Hashable { let originX: Int, originY: Int, width: Int, height: Int }
+        struct Category: Decodable { let categoryName: String? }
+        struct Detection: Decodable { let boundingBox: Box; let categories: [Category] }
+        struct Result: Decodable { let detections: [Detection] }
+        struct Entry: Decodable { let image: String; let rot90k: Int; let rotationDegrees: Int; let width: Int; let height: Int; let result: Result }
+        struct File: Decodable { let results: [Entry] }
+        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("orientation/turned_object.json")))
+        let detector = ObjectDetector.objectDetector(options: Self.options(classifier: nil, mode: .singleImage, multiple: true))
+        XCTAssertEqual(file.results.count, 8)
+        for entry in file.results {
+            let upright = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(entry.image)").path)
+            let turned = TurnedPixels.rot90(upright.rgbPixels(), width: upright.width, height: upright.height, entry.rot90k)
+            XCTAssertEqual([turned.width, turned.height], [entry.width, entry.height])
+            let image = VisionImage(image: try MPImage(pixels: turned.pixels, width: turned.width, height: turned.height, format: .rgb8))
+            image.orientation = try XCTUnwrap(ImageOrientation(rotationDegrees: entry.rotationDegrees))
+            let label = "\(entry.image) rot90 k=\(entry.rot90k) rotation_degrees=\(entry.rotationDegrees)"
+            let objects = try detector.results(in: image)
+            let ours = objects.map { Box(originX: Int($0.frame.minX), originY: Int($0.frame.minY), width: Int($0.frame.width), height: Int($0.frame.height)) }
+            XCTAssertEqual(ours, entry.result.detections.map(\.boundingBox), label)
+            XCTAssertEqual(objects.map { $0.labels.first?.text }, entry.result.detections.map { $0.categories.first?.categoryName }, label)
+        }
+    }
+
     /// The ML Kit guide's `imageOrientation` helper gives mirrored orientations for the front camera; the library's
     /// one rule (MediaPipe's) refuses them, here too: a typed error, on both calls, never a silently unmirrored result.
     func testMirroredOrientationsAreRefusedWithATypedError() throws {

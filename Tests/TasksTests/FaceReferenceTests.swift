@@ -157,9 +157,27 @@ final class FaceReferenceTests: XCTestCase {
         }
     }
 
+    /// MediaPipe 1.2.3's matrices on the clip (`tools/mediapipe_face_matrices_123.py`): 1.x projects landmark z with
+    /// the image's dimensions (LandmarkProjectionCalculator's non-square fix, May 2024), and so do we; on this 1280 × 720
+    /// clip, as the head turns, 0.10.14's matrices are up to 1 cm from 1.2.3's (x and y within 3e-4). Landmarks and
+    /// blendshapes are checked against 0.10.14's reference, matrices against 1.2.3's.
+    static func matrices123(_ name: String) throws -> [[[[Float]]]] {
+        struct Frame: Decodable { let image: String; let facialTransformationMatrixes: [[[Float]]] }
+        struct File: Decodable { let mediapipeVersion: String; let references: [String: [Frame]] }
+        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("face_video_matrices_1.2.3.json")))
+        XCTAssertEqual(file.mediapipeVersion, "1.2.3")
+        return try XCTUnwrap(file.references[name], name).map(\.facialTransformationMatrixes)
+    }
+
     private func videoErrors(reference name: String, numFaces: Int, smoothing: LandmarkSmoothing = .mediapipe,
                              checkBounds: Bool = true) throws -> [FaceError] {
-        let reference = try Self.reference(name)
+        let shared = try Self.reference(name), matrices = try Self.matrices123(name)
+        XCTAssertEqual(matrices.count, shared.results.count)
+        let reference = Reference(model: shared.model, results: zip(shared.results, matrices).map { entry, matrices in
+            Reference.Entry(image: entry.image, width: entry.width, height: entry.height, timestampMs: entry.timestampMs,
+                            result: Reference.Result(faceLandmarks: entry.result.faceLandmarks, faceBlendshapes: entry.result.faceBlendshapes,
+                                                     facialTransformationMatrixes: matrices))
+        })
         let options = Self.options(model: reference.model, numFaces: numFaces, runningMode: .video)
         options.landmarkSmoothing = smoothing
         let landmarker = try FaceLandmarker(options: options)

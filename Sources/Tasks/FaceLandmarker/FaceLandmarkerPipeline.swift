@@ -109,7 +109,8 @@ final class FaceLandmarkerPipeline: TaskPipeline {
             let presence = 1 / (1 + expf(-(try runner.output(1).first ?? -.infinity)))
             guard presence > options.minFacePresenceConfidence else { return nil }
             let points = landmarker.points(try runner.output(0), count: Self.landmarkCount, stride: 3)
-            let projected = LandmarkProjection.project(points, transform: transform, through: rect)
+            let projected = LandmarkProjection.project(points, transform: transform, through: rect,
+                                                       imageWidth: image.width, imageHeight: image.height)
             let landmarks = projected.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) }
             return FaceEstimate(landmarks: landmarks, nextRect: nextRegion(projected, image: image), instance: 0)
         }

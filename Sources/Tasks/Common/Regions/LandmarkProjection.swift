@@ -25,6 +25,25 @@ enum LandmarkProjection {
         return points.map { project(removeLetterbox($0, padding: padding), through: rect) }
     }
 
+    /// ``project(_:transform:through:)`` as MediaPipe 1.x's face landmarks graph does it, with the image's
+    /// dimensions wired to LandmarkProjectionCalculator ("Bugfix to correctly handle landmark projection in the
+    /// non-square case", May 2024): x and y through the region's matrix, z scaled by the length of the region's
+    /// unit width projected onto the image (normalized), not by its width alone — which for a region turned by a
+    /// quarter in a non-square image scaled z by the image's aspect ratio (0.10.14's results on turned buffers).
+    static func project(_ points: [SIMD3<Float>], transform: TensorToImageTransform, through rect: NormalizedRect,
+                        imageWidth: Int, imageHeight: Int) -> [SIMD3<Float>] {
+        let p = transform.padding
+        let padding = (Float(p.left), Float(p.top), Float(p.right), Float(p.bottom))
+        let matrix = DetectionProjection(region: rect.region(imageWidth: imageWidth, imageHeight: imageHeight),
+                                         imageWidth: imageWidth, imageHeight: imageHeight)
+        let zScale = (matrix.m0 * matrix.m0 + matrix.m4 * matrix.m4).squareRoot()
+        return points.map {
+            let q = removeLetterbox($0, padding: padding)
+            let xy = matrix.point(q.x, q.y)
+            return SIMD3(xy.x, xy.y, q.z * zScale)
+        }
+    }
+
     /// World landmarks turn with the region but keep their metric scale.
     static func rotateWorld(_ p: SIMD3<Float>, by rotation: Float) -> SIMD3<Float> {
         let c = cosf(rotation), s = sinf(rotation)

@@ -1,13 +1,9 @@
-import Foundation
-import VisionTasks
-
 /// Turned inputs rebuilt byte for byte as tools/mediapipe_orientation_goldens.py builds them for MediaPipe:
-/// `numpy.rot90(rgb, k)` (k quarter turns counter-clockwise), and the maps that carry an upright point into such a
+/// `numpy.rot90(rgb, k)` (k quarter turns counter-clockwise), and the map that carries an upright point into such a
 /// buffer's frame.
-enum TurnedInputs {
-    /// `numpy.rot90(pixels, k)` of an RGB image: k quarter turns counter-clockwise.
-    static func rot90(_ image: MPImage, _ k: Int, orientation: ImageOrientation = .up) throws -> MPImage {
-        let w = image.width, h = image.height, source = image.rgbPixels()
+public enum TurnedPixels {
+    /// `numpy.rot90(pixels, k)` of tightly packed RGB8 pixels: k quarter turns counter-clockwise.
+    public static func rot90(_ source: [UInt8], width w: Int, height h: Int, _ k: Int) -> (pixels: [UInt8], width: Int, height: Int) {
         let turns = ((k % 4) + 4) % 4
         let (outW, outH) = turns % 2 == 0 ? (w, h) : (h, w)
         var out = [UInt8](repeating: 0, count: w * h * 3)
@@ -24,11 +20,11 @@ enum TurnedInputs {
                 for c in 0..<3 { out[(row * outW + column) * 3 + c] = source[(sourceRow * w + sourceColumn) * 3 + c] }
             }
         }
-        return try MPImage(pixels: out, width: outW, height: outH, format: .rgb8, orientation: orientation)
+        return (out, outW, outH)
     }
 
     /// A point of the upright image (normalized x, y) in the frame of `rot90(upright, k)`, normalized to it.
-    static func turned(_ x: Float, _ y: Float, k: Int) -> (x: Float, y: Float) {
+    public static func turned(_ x: Float, _ y: Float, k: Int) -> (x: Float, y: Float) {
         switch ((k % 4) + 4) % 4 {
         case 0: return (x, y)
         case 1: return (y, 1 - x)
