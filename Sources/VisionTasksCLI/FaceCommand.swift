@@ -37,7 +37,7 @@ extension FaceLandmarkerResult: CommandResult {
 extension ReferenceJSON {
     static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
         [
-            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
             // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
             "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in

@@ -79,8 +79,8 @@ extension ReferenceJSON {
                       world: [[Landmark]]) -> [String: Any] {
         var out: [String: Any] = [
             "handedness": handedness.map { $0.map(category) },
-            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
-            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
+            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
         if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
         return out

@@ -39,8 +39,8 @@ enum ReferenceJSON {
 
     static func pose(_ result: PoseLandmarkerResult) -> [String: Any] {
         var out: [String: Any] = [
-            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
-            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
+            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
         out["segmentationMasks"] = (result.segmentationMasks ?? []).map { mask -> [String: Any] in
             let count = Double(max(mask.float32Data.count, 1))
@@ -65,7 +65,7 @@ enum PoseDrawing {
             for (a, b) in PoseLandmarker.poseLandmarks where a < points.count && b < points.count {
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
-            for (i, p) in points.enumerated() where (pose[i].visibility ?? 1) > 0.5 {
+            for (i, p) in points.enumerated() where (pose[i].visibility?.floatValue ?? 1) > 0.5 {
                 canvas.drawPoint(x: p.x, y: p.y, radius: max(2, scale * 1.5), .red)
             }
         }

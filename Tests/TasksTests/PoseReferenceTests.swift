@@ -39,8 +39,8 @@ final class PoseReferenceTests: XCTestCase {
         for (a, b) in zip(ours, reference) {
             e.x += abs(a.x - b.x) / n
             e.y += abs(a.y - b.y) / n
-            e.visibility = max(e.visibility, abs((a.visibility ?? 0) - (b.visibility ?? 0)))
-            e.presence = max(e.presence, abs((a.presence ?? 0) - (b.presence ?? 0)))
+            e.visibility = max(e.visibility, abs((a.visibility?.floatValue ?? 0) - (b.visibility ?? 0)))
+            e.presence = max(e.presence, abs((a.presence?.floatValue ?? 0) - (b.presence ?? 0)))
         }
         for (a, b) in zip(world, referenceWorld) {
             e.world += ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)).squareRoot() / n
