@@ -94,7 +94,9 @@ enum HandDrawing {
         let scale = Double(max(image.width, image.height)) / 400
         for (h, hand) in landmarks.enumerated() {
             let points = hand.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
-            for (a, b) in HandLandmarker.handConnections where a < points.count && b < points.count {
+            for connection in HandLandmarker.handConnections {
+                let a = Int(connection.start), b = Int(connection.end)
+                guard a < points.count, b < points.count else { continue }
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
             for p in points { canvas.drawPoint(x: p.x, y: p.y, radius: max(2, scale * 1.5), .red) }

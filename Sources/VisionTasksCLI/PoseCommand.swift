@@ -62,7 +62,9 @@ enum PoseDrawing {
         let scale = Double(max(image.width, image.height)) / 300
         for pose in result.landmarks {
             let points = pose.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
-            for (a, b) in PoseLandmarker.poseLandmarks where a < points.count && b < points.count {
+            for connection in PoseLandmarker.poseLandmarks {
+                let a = Int(connection.start), b = Int(connection.end)
+                guard a < points.count, b < points.count else { continue }
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
             for (i, p) in points.enumerated() where (pose[i].visibility?.floatValue ?? 1) > 0.5 {
