@@ -42,11 +42,12 @@ enum ReferenceJSON {
             "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
-        out["segmentationMasks"] = (result.segmentationMasks ?? []).map { mask -> [String: Any] in
-            let count = Double(max(mask.float32Data.count, 1))
+        out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
+            let values = mask.float32Values
+            let count = Double(max(values.count, 1))
             return ["width": mask.width, "height": mask.height,
-                    "mean": mask.float32Data.reduce(0) { $0 + Double($1) } / count,
-                    "fractionAbove0.5": Double(mask.float32Data.filter { $0 > 0.5 }.count) / count]
+                    "mean": values.reduce(0) { $0 + Double($1) } / count,
+                    "fractionAbove0.5": Double(values.filter { $0 > 0.5 }.count) / count]
         }
         return out
     }
@@ -56,8 +57,8 @@ enum ReferenceJSON {
 enum PoseDrawing {
     static func draw(_ result: PoseLandmarkerResult, on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
-        for mask in result.segmentationMasks ?? [] {
-            canvas.overlay(mask: mask.float32Data, maskWidth: mask.width, maskHeight: mask.height, .blue, opacity: 0.4)
+        for mask in result.segmentationMasks {
+            canvas.overlay(mask: mask.float32Values, maskWidth: mask.width, maskHeight: mask.height, .blue, opacity: 0.4)
         }
         let scale = Double(max(image.width, image.height)) / 300
         for pose in result.landmarks {
