@@ -109,6 +109,14 @@ let package = Package(
             name: "seed-snippets-swift5", dependencies: ["VisionTasks"], path: "Examples/SeedSnippetsSwift5",
             swiftSettings: [.swiftLanguageMode(.v5)]),
 
+        // Code written from MediaPipe's iOS headers the way apps use them (MediaPipe's samples, bridges), with only the
+        // import changed and UIKit's UIImage shimmed as a client would; built in both language modes from the same files
+        // (the Swift 5 folder links to the Swift 6 one). HeaderAPITests runs both against MediaPipe's references.
+        .executableTarget(name: "header-api", dependencies: ["VisionTasks"], path: "Examples/HeaderAPI"),
+        .executableTarget(
+            name: "header-api-swift5", dependencies: ["VisionTasks"], path: "Examples/HeaderAPISwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+
         .executableTarget(name: "mlkit-seed-snippets", dependencies: ["VisionTasksMLKit"], path: "Examples/MLKitSeedSnippets"),
         .executableTarget(
             name: "mlkit-seed-snippets-swift5", dependencies: ["VisionTasksMLKit"], path: "Examples/MLKitSeedSnippetsSwift5",

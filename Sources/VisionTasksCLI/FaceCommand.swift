@@ -37,7 +37,7 @@ extension FaceLandmarkerResult: CommandResult {
 extension ReferenceJSON {
     static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
         [
-            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
             // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
             "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in
@@ -52,11 +52,13 @@ enum FaceDrawing {
     static func draw(_ result: FaceLandmarkerResult, on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
         let scale = Double(max(image.width, image.height)) / 600
-        let irises = Set((FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections()).map { [$0.0, $0.1] })
+        let irises = Set(FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections())
         for (f, face) in result.faceLandmarks.enumerated() {
             let points = face.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
-            for (a, b) in FaceLandmarker.contoursConnections() where a < points.count && b < points.count {
-                canvas.drawLine(from: points[a], to: points[b], thickness: max(1, scale), irises.contains([a, b]) ? .blue : .green)
+            for connection in FaceLandmarker.contoursConnections() {
+                let a = Int(connection.start), b = Int(connection.end)
+                guard a < points.count, b < points.count else { continue }
+                canvas.drawLine(from: points[a], to: points[b], thickness: max(1, scale), irises.contains(connection) ? .blue : .green)
             }
             guard f < result.faceBlendshapes.count else { continue }
             // The three strongest, beside the face (`_neutral` is a placeholder class, not an expression).

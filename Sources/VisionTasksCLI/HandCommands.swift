@@ -79,8 +79,8 @@ extension ReferenceJSON {
                       world: [[Landmark]]) -> [String: Any] {
         var out: [String: Any] = [
             "handedness": handedness.map { $0.map(category) },
-            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
-            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
+            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
         if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
         return out
@@ -94,7 +94,9 @@ enum HandDrawing {
         let scale = Double(max(image.width, image.height)) / 400
         for (h, hand) in landmarks.enumerated() {
             let points = hand.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
-            for (a, b) in HandLandmarker.handConnections where a < points.count && b < points.count {
+            for connection in HandLandmarker.handConnections {
+                let a = Int(connection.start), b = Int(connection.end)
+                guard a < points.count, b < points.count else { continue }
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
             for p in points { canvas.drawPoint(x: p.x, y: p.y, radius: max(2, scale * 1.5), .red) }

@@ -39,14 +39,15 @@ enum ReferenceJSON {
 
     static func pose(_ result: PoseLandmarkerResult) -> [String: Any] {
         var out: [String: Any] = [
-            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
-            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility, $0.presence) } },
+            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
+            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
-        out["segmentationMasks"] = (result.segmentationMasks ?? []).map { mask -> [String: Any] in
-            let count = Double(max(mask.float32Data.count, 1))
+        out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
+            let values = mask.float32Values
+            let count = Double(max(values.count, 1))
             return ["width": mask.width, "height": mask.height,
-                    "mean": mask.float32Data.reduce(0) { $0 + Double($1) } / count,
-                    "fractionAbove0.5": Double(mask.float32Data.filter { $0 > 0.5 }.count) / count]
+                    "mean": values.reduce(0) { $0 + Double($1) } / count,
+                    "fractionAbove0.5": Double(values.filter { $0 > 0.5 }.count) / count]
         }
         return out
     }
@@ -56,16 +57,18 @@ enum ReferenceJSON {
 enum PoseDrawing {
     static func draw(_ result: PoseLandmarkerResult, on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
-        for mask in result.segmentationMasks ?? [] {
-            canvas.overlay(mask: mask.float32Data, maskWidth: mask.width, maskHeight: mask.height, .blue, opacity: 0.4)
+        for mask in result.segmentationMasks {
+            canvas.overlay(mask: mask.float32Values, maskWidth: mask.width, maskHeight: mask.height, .blue, opacity: 0.4)
         }
         let scale = Double(max(image.width, image.height)) / 300
         for pose in result.landmarks {
             let points = pose.map { (x: Double($0.x) * Double(image.width), y: Double($0.y) * Double(image.height)) }
-            for (a, b) in PoseLandmarker.poseLandmarks where a < points.count && b < points.count {
+            for connection in PoseLandmarker.poseLandmarks {
+                let a = Int(connection.start), b = Int(connection.end)
+                guard a < points.count, b < points.count else { continue }
                 canvas.drawLine(from: points[a], to: points[b], thickness: max(1.5, scale), .green)
             }
-            for (i, p) in points.enumerated() where (pose[i].visibility ?? 1) > 0.5 {
+            for (i, p) in points.enumerated() where (pose[i].visibility?.floatValue ?? 1) > 0.5 {
                 canvas.drawPoint(x: p.x, y: p.y, radius: max(2, scale * 1.5), .red)
             }
         }

@@ -53,11 +53,14 @@ final class GestureClassifierOptionsTests: XCTestCase {
         let reference = try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("gesture_options_reference.json")))
         for variant in reference.variants {
             let o = variant.cannedGesturesClassifierOptions
-            let recognizer = try recognizer {
-                $0.cannedGesturesClassifierOptions = ClassifierOptions(maxResults: o.max_results, scoreThreshold: o.score_threshold,
-                                                                       categoryAllowlist: o.category_allowlist ?? [],
-                                                                       categoryDenylist: o.category_denylist ?? [])
-            }
+            // As an iOS app sets them: an instance whose unset fields keep MediaPipe's defaults. (Its threshold, 0 unless
+            // set, applies where Python's unset one gives the canned classifier's default: no score is below either.)
+            let canned = ClassifierOptions()
+            if let maxResults = o.max_results { canned.maxResults = maxResults }
+            if let scoreThreshold = o.score_threshold { canned.scoreThreshold = scoreThreshold }
+            canned.categoryAllowlist = o.category_allowlist
+            canned.categoryDenylist = o.category_denylist
+            let recognizer = try recognizer { $0.cannedGesturesClassifierOptions = canned }
             for entry in variant.results {
                 let result = try recognizer.recognize(image: try image(entry.image))
                 XCTAssertEqual(result.handedness.map { $0.map(\.categoryName) }, entry.handedness.map { $0.map(Optional.some) })
@@ -75,8 +78,11 @@ final class GestureClassifierOptionsTests: XCTestCase {
             ("customGesturesClassifierOptions.categoryAllowlist", {
                 $0.customGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["a"], categoryDenylist: ["b"])
             }),
-            ("cannedGesturesClassifierOptions.maxResults", { $0.cannedGesturesClassifierOptions.maxResults = 0 }),
-            ("cannedGesturesClassifierOptions.scoreThreshold", { $0.cannedGesturesClassifierOptions.scoreThreshold = .nan }),
+            ("cannedGesturesClassifierOptions.maxResults", { $0.cannedGesturesClassifierOptions = ClassifierOptions(maxResults: 0) }),
+            ("cannedGesturesClassifierOptions.scoreThreshold", {
+                $0.cannedGesturesClassifierOptions = ClassifierOptions()
+                $0.cannedGesturesClassifierOptions?.scoreThreshold = .nan
+            }),
             ("numHands", { $0.numHands = 0 }),
             ("minHandPresenceConfidence", { $0.minHandPresenceConfidence = 2 }),
             ("minTrackingConfidence", { $0.minTrackingConfidence = -1 }),
@@ -144,12 +150,15 @@ final class GestureClassifierOptionsTests: XCTestCase {
         }
         func input(_ name: String) throws -> MPImage { try frames[name] ?? image(name) }
 
-        var runs: [(String, ClassifierOptions, [(image: String, gestures: [[Gesture]])])] = [
-            ("default", ClassifierOptions(), reference.results.map { ($0.image, $0.result.gestures) }),
+        // No options (nil): the custom classifier's own threshold from its metadata, 0.5, as Python's unset options.
+        var runs: [(String, ClassifierOptions?, [(image: String, gestures: [[Gesture]])])] = [
+            ("default", nil, reference.results.map { ($0.image, $0.result.gestures) }),
         ]
         for variant in reference.variants {
             let o = variant.customGestureClassifierOptions
-            runs.append((variant.name, ClassifierOptions(scoreThreshold: o.score_threshold, categoryDenylist: o.category_denylist ?? []),
+            // An instance always sets its threshold (MediaPipe's iOS options, 0 by default), where Python's leaves an
+            // unset one to the metadata: the metadata's 0.5 is given for those.
+            runs.append((variant.name, ClassifierOptions(scoreThreshold: o.score_threshold ?? 0.5, categoryDenylist: o.category_denylist),
                          variant.results.map { ($0.image, $0.gestures) }))
         }
         var customSeen = Set<String>()

@@ -5,8 +5,8 @@ import VisionTasksModelFormat
 enum GestureClassifierProbe {
     /// The metadata score threshold of each classifier head, custom first.
     static func thresholds(bundlePath: String) throws -> [Float?] {
-        let classifier = try GestureClassifier(bundle: try TaskBundle(path: bundlePath), canned: ClassifierOptions(),
-                                               custom: ClassifierOptions(), threads: 1)
+        let classifier = try GestureClassifier(bundle: try TaskBundle(path: bundlePath), canned: nil,
+                                               custom: nil, threads: 1)
         return classifier.heads.map(\.metadataThreshold)
     }
 }

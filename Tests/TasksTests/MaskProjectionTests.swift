@@ -46,7 +46,7 @@ final class MaskProjectionTests: XCTestCase {
             XCTAssertEqual(split, fast, "two threads' rows are the one thread's")
             XCTAssertEqual(fast.width, width)
             XCTAssertEqual(fast.height, height)
-            let worst = zip(fast.float32Data, expected).map { abs($0 - $1) }.max() ?? .infinity
+            let worst = zip(fast.float32Values, expected).map { abs($0 - $1) }.max() ?? .infinity
             // Measured: ≤ 1.2e-5 (Float steps along a row against a Double position per pixel).
             XCTAssertLessThan(worst, 1e-4, "\(region)")
             XCTAssertGreaterThan(expected.filter { $0 > 0 }.count, 1000, "the region covers part of the image")

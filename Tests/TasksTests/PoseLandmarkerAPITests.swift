@@ -149,7 +149,7 @@ extension PoseLandmarkerAPITests {
         o.runningMode = .image
         o.outputSegmentationMasks = false
         let result = try landmarker.detect(videoFrame: try image("pose1.jpg"), timestampInMilliseconds: 0)
-        XCTAssertEqual(result.segmentationMasks?.count, 1, "a change after creation reached the landmarker")
+        XCTAssertEqual(result.segmentationMasks.count, 1, "a change after creation reached the landmarker")
     }
 
     final class WaitingDelegate: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
@@ -297,7 +297,7 @@ extension PoseLandmarkerAPITests {
         for frame in decoded {
             let expected = try videoLandmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestamp)
             let result = try XCTUnwrap(results[frame.timestamp])
-            XCTAssertEqual(expected.segmentationMasks?.count, 1, "\(frame.timestamp)")
+            XCTAssertEqual(expected.segmentationMasks.count, 1, "\(frame.timestamp)")
             XCTAssertEqual(result.landmarks, expected.landmarks, "\(frame.timestamp)")
             XCTAssertEqual(result.worldLandmarks, expected.worldLandmarks, "\(frame.timestamp)")
             XCTAssertEqual(result.segmentationMasks, expected.segmentationMasks, "\(frame.timestamp)")

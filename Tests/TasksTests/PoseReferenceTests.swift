@@ -39,8 +39,8 @@ final class PoseReferenceTests: XCTestCase {
         for (a, b) in zip(ours, reference) {
             e.x += abs(a.x - b.x) / n
             e.y += abs(a.y - b.y) / n
-            e.visibility = max(e.visibility, abs((a.visibility ?? 0) - (b.visibility ?? 0)))
-            e.presence = max(e.presence, abs((a.presence ?? 0) - (b.presence ?? 0)))
+            e.visibility = max(e.visibility, abs((a.visibility?.floatValue ?? 0) - (b.visibility ?? 0)))
+            e.presence = max(e.presence, abs((a.presence?.floatValue ?? 0) - (b.presence ?? 0)))
         }
         for (a, b) in zip(world, referenceWorld) {
             e.world += ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)).squareRoot() / n
@@ -69,11 +69,12 @@ final class PoseReferenceTests: XCTestCase {
                 XCTAssertLessThanOrEqual(e.world, 0.005, "\(entry.image) pose \(p)")
                 XCTAssertLessThanOrEqual(e.visibility, 0.02, "\(entry.image) pose \(p)")
                 XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image) pose \(p)")
-                if let mask = result.segmentationMasks?[p], let summary = entry.result.segmentationMasks?[p] {
+                if let mask = result.segmentationMasks.dropFirst(p).first, let summary = entry.result.segmentationMasks?[p] {
                     XCTAssertEqual(mask.width, summary.width)
                     XCTAssertEqual(mask.height, summary.height)
-                    let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
-                    let above = Float(mask.float32Data.filter { $0 > 0.5 }.count) / Float(mask.float32Data.count)
+                    let values = mask.float32Values
+                    let mean = values.reduce(0, +) / Float(values.count)
+                    let above = Float(values.filter { $0 > 0.5 }.count) / Float(values.count)
                     report.append(String(format: "   mask mean %.4f (ref %.4f) above0.5 %.4f (ref %.4f)", mean, summary.mean, above, summary.fractionAbove05))
                     // Issue #5: "mask summary within 0.01" (measured worst: 0.006, face_day13.jpg).
                     XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
@@ -171,8 +172,8 @@ extension PoseReferenceTests {
             XCTAssertEqual(entry.result.landmarks.count, 1, "\(entry.image): reference pose count")
             guard let ours = result.landmarks.first, let theirs = entry.result.landmarks.first else { continue }
             errors.append(Self.compare(ours, result.worldLandmarks[0], theirs, entry.result.worldLandmarks[0]))
-            if let mask = result.segmentationMasks?.first, let summary = entry.result.segmentationMasks?.first {
-                let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
+            if let mask = result.segmentationMasks.first, let summary = entry.result.segmentationMasks?.first {
+                let mean = mask.float32Values.reduce(0, +) / Float(mask.float32Values.count)
                 // Issue #5's bound for the mask summary.
                 XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
             }

@@ -43,7 +43,7 @@ final class SmoothingGoldenTests: XCTestCase {
                 worst.image = max(worst.image, abs(a.x - field(k, 8)), abs(a.y - field(k, 9)), abs(a.z - field(k, 10)))
                 worst.world = max(worst.world, abs(w.x - field(k, 12)), abs(w.y - field(k, 13)), abs(w.z - field(k, 14)))
                 worst.face = max(worst.face, abs(f.x - field(k, 16)), abs(f.y - field(k, 17)), abs(f.z - field(k, 18)))
-                worst.visibility = max(worst.visibility, abs((a.visibility ?? -1) - field(k, 11)), abs((w.visibility ?? -1) - field(k, 15)))
+                worst.visibility = max(worst.visibility, abs((a.visibility?.floatValue ?? -1) - field(k, 11)), abs((w.visibility?.floatValue ?? -1) - field(k, 15)))
             }
         }
         print("smoothing against MediaPipe's calculators, largest differences: image \(worst.image), world \(worst.world) m, face \(worst.face), visibility \(worst.visibility)")

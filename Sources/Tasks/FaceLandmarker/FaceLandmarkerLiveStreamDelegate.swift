@@ -1,6 +1,8 @@
 /// Receives a ``FaceLandmarker``'s live-stream results, in timestamp order, one at a time, on the landmarker's
 /// serial delivery queue (never on the caller's thread). Hand results to the main queue for UI work.
 public protocol FaceLandmarkerLiveStreamDelegate: AnyObject {
+    /// The result of the frame passed to `detectAsync` with `timestampInMilliseconds`, or the error that frame ended in.
+    /// Required, as in MediaPipe (whose protocol does not mark it `@optional`).
     func faceLandmarker(_ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
     /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Called in

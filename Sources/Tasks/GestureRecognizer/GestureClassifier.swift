@@ -18,13 +18,13 @@ final class GestureClassifier {
     struct Head {
         let runner: TensorRunner
         let labels: [String]
-        let options: ClassifierOptions
+        let options: ClassifierSettings
         /// The score threshold in the model's metadata (Model Maker writes 0.5 into custom classifiers), used when
-        /// the options set none, as MediaPipe's classification post-processing does.
+        /// no options are given, as MediaPipe's classification post-processing does.
         let metadataThreshold: Float?
     }
 
-    init(bundle: TaskBundle, canned: ClassifierOptions, custom: ClassifierOptions, threads: Int?) throws(VisionTaskError) {
+    init(bundle: TaskBundle, canned: ClassifierOptions.Values?, custom: ClassifierOptions.Values?, threads: Int?) throws(VisionTaskError) {
         try bundle.requireMembers([Self.embedderMember, Self.cannedMember], for: "gesture recognizer")
         embedder = try TensorRunner(bundle: bundle, member: Self.embedderMember, threads: threads)
         let inputs = embedder.interpreter.inputs
@@ -39,7 +39,7 @@ final class GestureClassifier {
         self.heads = heads
     }
 
-    private static func head(bundle: TaskBundle, member: String, options: ClassifierOptions, threads: Int?) throws(VisionTaskError) -> Head {
+    private static func head(bundle: TaskBundle, member: String, options: ClassifierOptions.Values?, threads: Int?) throws(VisionTaskError) -> Head {
         let runner = try TensorRunner(bundle: bundle, member: member, threads: threads)
         let labels: [String]
         do {
@@ -56,7 +56,7 @@ final class GestureClassifier {
         guard runner.interpreter.inputs.first?.elementCount == 128, runner.interpreter.outputs.first?.elementCount == labels.count else {
             throw .wrongModel("\(member) does not score a 128-value embedding into its \(labels.count) labels")
         }
-        return Head(runner: runner, labels: labels, options: options,
+        return Head(runner: runner, labels: labels, options: ClassifierSettings(options),
                     metadataThreshold: runner.metadata?.subgraphs.first?.outputTensors.first?.scoreThreshold)
     }
 

@@ -33,7 +33,10 @@ extension GestureRecognizer: PipelineTask {
 
     func deliver(_ outcome: LiveStreamOutcome<GestureRecognizerResult>, at timestamp: Int, to delegate: any GestureRecognizerLiveStreamDelegate) {
         guard case .dropped = outcome else {
-            return delegate.gestureRecognizer(self, didFinishRecognition: outcome.result, timestampInMilliseconds: timestamp, error: outcome.error)
+            // Both spellings of the optional result method: a delegate implements one, the other is the default no-op.
+            delegate.gestureRecognizer(self, didFinishGestureRecognition: outcome.result, timestampInMilliseconds: timestamp, error: outcome.error)
+            delegate.gestureRecognizer(self, didFinishRecognition: outcome.result, timestampInMilliseconds: timestamp, error: outcome.error)
+            return
         }
         delegate.gestureRecognizer(self, didDropFrameAtTimestampInMilliseconds: timestamp)
     }

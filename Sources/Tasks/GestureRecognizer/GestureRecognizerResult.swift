@@ -1,6 +1,6 @@
 /// The hands found, each with its gestures (best first), handedness and landmarks; hands are in the same order in
 /// every array.
-public struct GestureRecognizerResult: Sendable, Equatable {
+public struct GestureRecognizerResult: TaskResult, Sendable, Equatable {
     /// One list per hand: its gesture (index −1, as MediaPipe reports gestures), or an empty list when the classifier
     /// options filtered every category out (MediaPipe drops that hand from this list alone, misaligning it).
     public var gestures: [[Category]]

@@ -1,6 +1,6 @@
 /// The hands found: 21 landmarks each in image and world coordinates, and which hand it is. Hands are in the same
 /// order in every array.
-public struct HandLandmarkerResult: Sendable, Equatable {
+public struct HandLandmarkerResult: TaskResult, Sendable, Equatable {
     /// One list per hand: its best handedness category — "Right" (index 0) or "Left" (index 1), with the model's
     /// confidence — as MediaPipe's Tasks report it: the person's own hand in an unmirrored image (a rear camera, a
     /// photo). In a mirrored, selfie-style image the label names the other hand. (MediaPipe's legacy Hands solution
@@ -10,6 +10,11 @@ public struct HandLandmarkerResult: Sendable, Equatable {
     /// Metres, with the origin at the hand's approximate geometric centre.
     public var worldLandmarks: [[Landmark]]
     public var timestampInMilliseconds: Int
+
+    /// MediaPipe's initializer.
+    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[Category]], timestampInMilliseconds: Int) {
+        self.init(handedness: handedness, landmarks: landmarks, worldLandmarks: worldLandmarks, timestampInMilliseconds: timestampInMilliseconds)
+    }
 
     public init(handedness: [[Category]], landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int) {
         self.handedness = handedness

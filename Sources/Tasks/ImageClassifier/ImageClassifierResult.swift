@@ -1,5 +1,5 @@
 /// The categories of an image, one ``Classifications`` per model output head, best first.
-public struct ImageClassifierResult: Sendable, Equatable {
+public struct ImageClassifierResult: TaskResult, Sendable, Equatable {
     public var classificationResult: ClassificationResult
     public var timestampInMilliseconds: Int
 

@@ -1,6 +1,8 @@
 /// Receives an ``ObjectDetector``'s live-stream results, in timestamp order, one at a time, on the detector's serial
 /// delivery queue.
 public protocol ObjectDetectorLiveStreamDelegate: AnyObject {
+    /// The result of the frame passed to `detectAsync` with `timestampInMilliseconds`, or the error that frame ended in.
+    /// Optional, as in MediaPipe (its protocol declares it `@optional`): a class that implements it is called.
     func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
                         timestampInMilliseconds: Int, error: (any Error)?)
     /// A frame passed to `detectAsync` was dropped: it waited while another was processed, and a newer one took its place. Optional.
@@ -8,6 +10,10 @@ public protocol ObjectDetectorLiveStreamDelegate: AnyObject {
 }
 
 extension ObjectDetectorLiveStreamDelegate {
+    /// By default a result is ignored: the method is optional in MediaPipe's protocol.
+    public func objectDetector(_ objectDetector: ObjectDetector, didFinishDetection result: ObjectDetectorResult?,
+                               timestampInMilliseconds: Int, error: (any Error)?) {}
+
     /// By default a dropped frame is ignored, as MediaPipe does.
     public func objectDetector(_ objectDetector: ObjectDetector, didDropFrameAtTimestampInMilliseconds timestamp: Int) {}
 }

@@ -1,6 +1,6 @@
 /// The objects found, best first: a pixel box and one category each (index −1 and the label as its name when the
 /// model's metadata labels the class, as MediaPipe reports them).
-public struct ObjectDetectorResult: Sendable, Equatable {
+public struct ObjectDetectorResult: TaskResult, Sendable, Equatable {
     public var detections: [Detection]
     public var timestampInMilliseconds: Int
 

@@ -38,6 +38,12 @@ public final class PoseLandmarkerOptions: TaskOptions, TaskOptionsValues {
     public var minTrackingConfidence: Float {
         get { values.minTrackingConfidence } set { values.minTrackingConfidence = newValue }
     }
+    /// Whether results carry a segmentation mask per pose (``PoseLandmarkerResult/segmentationMasks``); off by
+    /// default. MediaPipe's name; ``outputSegmentationMasks`` is the same option.
+    public var shouldOutputSegmentationMasks: Bool {
+        get { values.outputSegmentationMasks } set { values.outputSegmentationMasks = newValue }
+    }
+    /// The guides' name of ``shouldOutputSegmentationMasks`` (their option table's `output_segmentation_masks`).
     public var outputSegmentationMasks: Bool {
         get { values.outputSegmentationMasks } set { values.outputSegmentationMasks = newValue }
     }

@@ -1,15 +1,19 @@
-/// Landmarks of every pose found, in image-normalized and world coordinates, and optional segmentation masks.
-public struct PoseLandmarkerResult: Sendable, Equatable {
+/// Landmarks of every pose found, in image-normalized and world coordinates, and their segmentation masks when asked
+/// for (MediaPipe's `PoseLandmarkerResult`).
+public struct PoseLandmarkerResult: TaskResult, Sendable, Equatable {
     public var landmarks: [[NormalizedLandmark]]
     public var worldLandmarks: [[Landmark]]
-    public var segmentationMasks: [Mask]?
+    /// One float mask per pose, the size of the image, when `shouldOutputSegmentationMasks` is set; empty otherwise (as
+    /// in MediaPipe, an array, never nil).
+    public var segmentationMasks: [Mask]
     public var timestampInMilliseconds: Int
 
+    /// MediaPipe's initializer: nil masks are none.
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], segmentationMasks: [Mask]?,
                 timestampInMilliseconds: Int) {
         self.landmarks = landmarks
         self.worldLandmarks = worldLandmarks
-        self.segmentationMasks = segmentationMasks
+        self.segmentationMasks = segmentationMasks ?? []
         self.timestampInMilliseconds = timestampInMilliseconds
     }
 }

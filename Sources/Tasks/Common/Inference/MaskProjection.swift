@@ -29,13 +29,13 @@ enum MaskProjection {
         for i in 0..<min(maskWidth * maskHeight, logits.count) {
             padded[(i / maskWidth + 1) * stride + i % maskWidth + 1] = 1 / (1 + expf(-logits[i]))
         }
-        var output = [Float](repeating: 0, count: imageWidth * imageHeight)
         let map = transform.inverse, step = map.stepPerImageColumn
         let columns = Float(maskWidth), rows = Float(maskHeight)
         // Mask pixels per image column, in Float: over a 1280-pixel row the product is off by ~1e-4 mask pixel.
         let du = Float(step.x * Double(maskWidth)), dv = Float(step.y * Double(maskHeight))
-        padded.withUnsafeBufferPointer { mask in
-            output.withUnsafeMutableBufferPointer { output in
+        // Written straight into the mask's own memory (zeros at first).
+        return Mask(width: imageWidth, height: imageHeight) { (output: UnsafeMutableBufferPointer<Float>) in
+            padded.withUnsafeBufferPointer { mask in
                 // Each row writes only its own outputs.
                 let parts = max(1, min(2, threads, imageHeight))
                 let shared = RowsOfOneOutput(mask: mask, output: output)
@@ -63,7 +63,6 @@ enum MaskProjection {
                 }
             }
         }
-        return Mask(width: imageWidth, height: imageHeight, float32Data: output)
     }
 
     /// The image columns x (of 0..<imageWidth) where `start + x × step`, a tensor coordinate in [0, 1], lies within

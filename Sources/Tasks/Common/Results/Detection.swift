@@ -37,9 +37,23 @@ public struct TransformMatrix: Sendable, Equatable {
         self.rows = rows; self.columns = columns; self.data = data
     }
 
+    /// MediaPipe's initializer: the `rows × columns` values at `data`, row after row, copied. `rows` and `columns`
+    /// must not be negative.
+    public init(data: UnsafePointer<Float>, rows: Int, columns: Int) {
+        guard rows >= 0, columns >= 0, case let (count, false) = rows.multipliedReportingOverflow(by: columns) else {
+            preconditionFailure("a \(rows) × \(columns) matrix")
+        }
+        self.rows = rows; self.columns = columns; self.data = Array(UnsafeBufferPointer(start: data, count: count))
+    }
+
     /// The value at (`row`, `column`); both must be in range.
     public func value(atRow row: Int, column: Int) -> Float {
         precondition((0..<rows).contains(row) && (0..<columns).contains(column), "(\(row), \(column)) is outside a \(rows) × \(columns) matrix")
         return data[row * columns + column]
+    }
+
+    /// The value at (`row`, `column`), with MediaPipe's `NSUInteger` indices.
+    public func value(atRow row: UInt, column: UInt) -> Float {
+        value(atRow: Int(row), column: Int(column))
     }
 }

@@ -24,7 +24,7 @@ public class ClassificationTaskOptions: TaskOptions, TaskOptionsValues {
         get { values.maxResults } set { values.maxResults = newValue }
     }
     /// Results scoring below this are not returned. MediaPipe's iOS API always applies it (default 0), so a threshold
-    /// in the model's metadata is never used.
+    /// in the model's metadata is never used. Any number is taken, as MediaPipe takes it (no range); NaN is an error.
     public var scoreThreshold: Float {
         get { values.scoreThreshold } set { values.scoreThreshold = newValue }
     }

@@ -1,6 +1,6 @@
 import VisionTasksModelFormat
 
-extension BaseOptions {
+extension BaseOptions.Values {
     /// Opens the `.task` bundle at `modelAssetPath`, with the format layer's errors as the task's.
     func openBundle() throws(VisionTaskError) -> TaskBundle {
         do { return try TaskBundle(path: try requiredModelPath()) } catch let error as FormatError {

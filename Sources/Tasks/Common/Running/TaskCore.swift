@@ -103,15 +103,15 @@ package struct NamedStageTimings: Sendable {
 protocol PipelineTask: VisionTask {
     associatedtype Pipeline: TaskPipeline where Pipeline.Result == Result, Pipeline.Options == Options
     /// The task's live-stream delegate protocol, as an existential (`any PoseLandmarkerLiveStreamDelegate`).
-    associatedtype Delegate
-    func deliver(_ outcome: LiveStreamOutcome<Result>, at timestamp: Int, to delegate: Delegate)
+    associatedtype LiveStreamDelegate
+    func deliver(_ outcome: LiveStreamOutcome<Result>, at timestamp: Int, to delegate: LiveStreamDelegate)
 }
 
 /// The part of a task every task shares: its options checked and copied, its pipeline built from them, the running
 /// modes (``TaskRunner``) and the live-stream delivery to the task's delegate.
 final class TaskCore<Task: PipelineTask>: TaskControl {
     let runner: TaskRunner<Task.Pipeline>
-    private let delegate: WeakDelegate<Task.Delegate>
+    private let delegate: WeakDelegate<Task.LiveStreamDelegate>
     private let handler: LiveStreamHandler?
 
     /// Checks a copy of `options` (later changes to them do not reach the task), opens the bundle and builds the
@@ -122,7 +122,7 @@ final class TaskCore<Task: PipelineTask>: TaskControl {
         let settings = options.settings
         let bundle = try settings.baseOptions.openBundle()
         runner = TaskRunner(try Task.Pipeline(bundle: bundle, options: settings), runningMode: settings.runningMode, label: label)
-        delegate = WeakDelegate(options.liveStreamDelegateObject.flatMap { $0 as? Task.Delegate })
+        delegate = WeakDelegate(options.liveStreamDelegateObject.flatMap { $0 as? Task.LiveStreamDelegate })
         handler = options.liveStreamHandler
     }
 

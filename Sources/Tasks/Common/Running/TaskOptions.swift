@@ -2,14 +2,18 @@
 /// running mode. Each task's options class (``PoseLandmarkerOptions``, ``HandLandmarkerOptions``, …) adds its own
 /// fields and its typed live-stream delegate; an option every task shares is added here, once.
 public class TaskOptions {
-    /// The options every task shares, in one value: a copy copies it whole, and the task gets it as
-    /// ``TaskSettings/shared`` at creation.
-    package struct Shared: Sendable {
-        package var baseOptions = BaseOptions()
-        package var runningMode: RunningMode = .image
+    /// The options every task shares, as one value: what a task keeps of them at creation (``TaskSettings/shared``).
+    struct Shared: Sendable {
+        var baseOptions: BaseOptions.Values
+        var runningMode: RunningMode
     }
 
-    var shared = Shared()
+    /// The options' own ``BaseOptions``: the getter hands out this instance, so `options.baseOptions.x = …` sets it.
+    private var base = BaseOptions()
+    private var mode: RunningMode = .image
+
+    /// The shared options now, as one value (the base options' fields read under their lock).
+    var shared: Shared { Shared(baseOptions: base.values, runningMode: mode) }
 
     /// The live-stream delegate, whichever task's protocol it answers; each subclass exposes it typed, under
     /// MediaPipe's name (`poseLandmarkerLiveStreamDelegate`, …). Held weakly, as MediaPipe holds it.
@@ -18,17 +22,22 @@ public class TaskOptions {
     /// For our own tools (the CLI, bench): receives every live-stream answer of any task in place of a typed delegate.
     package var liveStreamHandler: LiveStreamHandler?
 
+    /// The model and how to run it. Reading gives the options' own instance (set its fields in place, as MediaPipe's
+    /// guides do: `options.baseOptions.modelAssetPath = …`); assigning stores a copy of the given one, as MediaPipe's
+    /// `copy` property does, so a `BaseOptions` changed after it was assigned leaves these options alone.
     public var baseOptions: BaseOptions {
-        get { shared.baseOptions } set { shared.baseOptions = newValue }
+        get { base } set { base = newValue.copy() }
     }
 
     public var runningMode: RunningMode {
-        get { shared.runningMode } set { shared.runningMode = newValue }
+        get { mode } set { mode = newValue }
     }
 
     public required init() {}
 
-    /// A copy with the same options and delegate (MediaPipe's options are `NSCopying`).
+    /// A copy with the same options and delegate (MediaPipe's options are `NSCopying`): a deep one — its
+    /// ``baseOptions`` (and the gesture recognizer's classifier options) are new instances, so changing either set of
+    /// options afterwards leaves the other alone.
     public func copy() -> Self {
         let copy = Self()
         copy.copyOptions(from: self)
@@ -45,7 +54,8 @@ public class TaskOptions {
     /// Copies every option from `other`, an instance of the same class: the shared ones and the subclass's
     /// ``TaskOptionsValues/values``.
     private func copyOptions(from other: TaskOptions) {
-        shared = other.shared
+        base = other.base.copy()
+        mode = other.mode
         liveStreamDelegateObject = other.liveStreamDelegateObject
         liveStreamHandler = other.liveStreamHandler
         (self as? any TaskOptionsValues)?.copyValues(from: other)
@@ -63,7 +73,7 @@ public class TaskOptions {
 
     /// Checks every option, the shared ones first.
     final func validate() throws(VisionTaskError) {
-        try baseOptions.validate()
+        try base.values.validate()
         try validateTaskOptions()
         try OptionCheck.liveStreamDelegate(isSet: liveStreamDelegateObject != nil || liveStreamHandler != nil,
                                            runningMode: runningMode, Self.liveStreamDelegateName)
@@ -93,7 +103,7 @@ struct TaskSettings<Values: Sendable>: Sendable {
     let shared: TaskOptions.Shared
     let values: Values
 
-    var baseOptions: BaseOptions { shared.baseOptions }
+    var baseOptions: BaseOptions.Values { shared.baseOptions }
     var runningMode: RunningMode { shared.runningMode }
 
     subscript<Value>(dynamicMember path: KeyPath<Values, Value>) -> Value { values[keyPath: path] }

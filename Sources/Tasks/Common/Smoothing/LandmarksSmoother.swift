@@ -53,7 +53,7 @@ package struct LandmarksSmoother: Sendable {
                          timestampMilliseconds: Int) -> [NormalizedLandmark] {
         let w = Float(imageWidth), h = Float(imageHeight)
         var points = landmarks.map { SIMD3($0.x * w, $0.y * h, $0.z * w) }
-        var visibilities = landmarks.map(\.visibility)
+        var visibilities = landmarks.map(\.visibilityValue)
         smoothVisibility(&visibilities)
         let scale: Float
         switch parameters.valueScale {
@@ -67,7 +67,7 @@ package struct LandmarksSmoother: Sendable {
         return zip(landmarks.indices, points).map { i, p in
             var out = landmarks[i]
             out.x = p.x / w; out.y = p.y / h; out.z = p.z / w
-            out.visibility = visibilities[i]
+            out.visibilityValue = visibilities[i]
             return out
         }
     }
@@ -75,12 +75,12 @@ package struct LandmarksSmoother: Sendable {
     /// Smooths world landmarks (metres).
     package mutating func smooth(_ landmarks: [Landmark], timestampMilliseconds: Int) -> [Landmark] {
         var points = landmarks.map { SIMD3($0.x, $0.y, $0.z) }
-        var visibilities = landmarks.map(\.visibility)
+        var visibilities = landmarks.map(\.visibilityValue)
         smoothVisibility(&visibilities)
         let scale: Float = parameters.valueScale == .landmarkExtent ? Self.extent(points) : 1
         smoothCoordinates(&points, objectScale: scale, timestampMilliseconds: timestampMilliseconds)
         return zip(landmarks.indices, points).map { i, p in
-            Landmark(x: p.x, y: p.y, z: p.z, visibility: visibilities[i], presence: landmarks[i].presence)
+            Landmark(x: p.x, y: p.y, z: p.z, visibility: visibilities[i], presence: landmarks[i].presenceValue)
         }
     }
 

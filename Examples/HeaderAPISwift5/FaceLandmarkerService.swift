@@ -1,0 +1,1 @@
+../HeaderAPI/FaceLandmarkerService.swift

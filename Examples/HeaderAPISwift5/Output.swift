@@ -1,0 +1,1 @@
+../HeaderAPI/Output.swift
