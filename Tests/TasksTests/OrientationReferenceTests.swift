@@ -152,9 +152,10 @@ final class OrientationReferenceTests: XCTestCase {
                 XCTAssertLessThanOrEqual(e.visibility, 0.02, Self.label(entry))
                 XCTAssertLessThanOrEqual(e.presence, 0.02, Self.label(entry))
                 // The mask is the buffer's size; its summary does not depend on the turn (issue #5's bound).
-                if let mask = result.segmentationMasks?[p], let summary = upright.result.segmentationMasks?[p] {
+                if p < result.segmentationMasks.count, let summary = upright.result.segmentationMasks?[p] {
+                    let mask = result.segmentationMasks[p], values = mask.float32Values
                     XCTAssertEqual([mask.width, mask.height], k % 2 == 0 ? [summary.width, summary.height] : [summary.height, summary.width])
-                    let mean = mask.float32Data.reduce(0, +) / Float(mask.float32Data.count)
+                    let mean = values.reduce(0, +) / Float(values.count)
                     XCTAssertEqual(mean, summary.mean, accuracy: 0.01, Self.label(entry))
                 } else {
                     XCTFail("\(Self.label(entry)): mask missing")
