@@ -84,6 +84,9 @@ public struct MPImage: Sendable {
     /// The EXIF orientation tag (1–8) of a JPEG, when present. Read, never applied: MediaPipe does not apply it.
     public let exifOrientation: Int?
     let planes: [Plane]
+    /// The part of the image a task that takes one (the image classifier's `regionOfInterest:`) is to look at,
+    /// normalized to the image as stored; nil for all of it. Set by the task's method, not by callers.
+    package var regionOfInterest: CGRect?
 
     /// Images above this many pixels are refused before any memory is allocated for them (a 100k × 100k header
     /// would otherwise ask for 30 GB). 2^28 is 16384 × 16384.

@@ -25,13 +25,33 @@ public struct NormalizedRect: Sendable, Equatable {
     /// the turned rectangle covers the image again (ImageToTensorCalculator scales a rect's width by the image's width
     /// before turning it). In float, as C++ computes it.
     static func whole(of image: MPImage) -> NormalizedRect {
+        region(of: image, regionOfInterest: nil)
+    }
+
+    /// ``whole(of:)`` for the part of the image a region of interest (normalized, as MediaPipe's `RectF`/`CGRect`)
+    /// covers: centred on it, its size traded for a quarter turn as the whole image's is.
+    static func region(of image: MPImage, regionOfInterest roi: CGRect?) -> NormalizedRect {
         let degrees = image.orientation.regionRotationDegrees
-        var rect = NormalizedRect.whole(rotation: Float(degrees * .pi / 180))
+        let roi = roi ?? CGRect(x: 0, y: 0, width: 1, height: 1)
+        var rect = NormalizedRect(xCenter: Float(roi.midX), yCenter: Float(roi.midY), width: Float(roi.width),
+                                  height: Float(roi.height), rotation: Float(degrees * .pi / 180))
         if image.orientation.isQuarterTurn {
-            rect.width = 1 * Float(image.height) / Float(image.width)
-            rect.height = 1 * Float(image.width) / Float(image.height)
+            rect.width = Float(roi.height) * Float(image.height) / Float(image.width)
+            rect.height = Float(roi.width) * Float(image.width) / Float(image.height)
         }
         return rect
+    }
+
+    /// MediaPipe's checks of a region of interest (`ConvertToNormalizedRect`): left < right, top < bottom, all of it
+    /// inside [0, 1].
+    static func validate(regionOfInterest roi: CGRect) throws(VisionTaskError) {
+        let values = [roi.minX, roi.minY, roi.maxX, roi.maxY]
+        guard values.allSatisfy(\.isFinite), roi.width > 0, roi.height > 0 else {
+            throw .invalidOption(name: "regionOfInterest", reason: "\(roi) is empty: MediaPipe expects left < right and top < bottom")
+        }
+        guard values.allSatisfy({ (0...1).contains($0) }) else {
+            throw .invalidOption(name: "regionOfInterest", reason: "\(roi) is outside [0, 1]: MediaPipe expects normalized values")
+        }
     }
 
     /// The pixel region it covers in an image of the given size (ImageToTensorCalculator's `GetRoi`).
