@@ -38,6 +38,8 @@ func runImageClassifier(imagePath: String) throws -> [String: Any] {
     let image = try MPImage(uiImage: uiImage)
     let result = try classifier.classify(image: image)
     let classifications: ClassificationResult = result.classificationResult
+    // The whole image as a region of interest (MPPImageClassifier's classifyImage:regionOfInterest:error:).
+    let whole = try classifier.classify(image: image, regionOfInterest: CGRect(x: 0, y: 0, width: 1, height: 1))
 
     let live = ImageClassifierService()
     let liveClassifier = try live.makeClassifier(runningMode: RunningMode(rawValue: 2)!)
@@ -51,5 +53,6 @@ func runImageClassifier(imagePath: String) throws -> [String: Any] {
         "result": ["classifications": classifications.classifications.map { $0.categories.map(JSON.category) }],
         "heads": classifications.classifications.map { head -> [String: Any] in ["headIndex": head.headIndex, "headName": head.headName ?? NSNull()] },
         "liveStream": live.liveStream.json,
+        "wholeRegionTopCategory": whole.classificationResult.classifications.first?.categories.first?.categoryName ?? NSNull(),
     ]
 }

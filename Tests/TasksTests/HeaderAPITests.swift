@@ -141,6 +141,9 @@ final class HeaderAPITests: XCTestCase {
             let ours = try XCTUnwrap(output["result"] as? Object, label)
             try compareCategories(ours["classifications"], theirs["classifications"], accuracy: 0, label: label)
             XCTAssertEqual((output["heads"] as? [Object])?.map { $0["headIndex"] as? Int }, [0], label)
+            // MediaPipe's region (0, 0, 1, 1) is the whole image: its top category is the whole image's.
+            let top = ((theirs["classifications"] as? [[Object]])?.first?.first?["categoryName"]) as? String
+            XCTAssertEqual(output["wholeRegionTopCategory"] as? String, top, label)
             checkLiveStream(output, count: 5, label: label)
         }
     }
