@@ -44,6 +44,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // SHA-256 of downloaded models (VisionTasksMLKit's ModelManager): Apple's CryptoKit API, BoringSSL on Linux.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        // `swift package generate-documentation`: the DocC catalogs of VisionTasks and VisionTasksMLKit
+        // (Sources/*/*.docc) with the API reference, built and checked for warnings by tools/check-docs. A command
+        // plugin: it adds nothing to any target, and a dependent never builds it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries from Debian; `providers` names the package that supplies each.

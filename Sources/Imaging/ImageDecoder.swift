@@ -1,7 +1,7 @@
 import CVisionTasksJPEGDecoder
 import CVisionTasksPNG
 
-/// How image decoding treats damaged data.
+/// How image decoding treats damaged data and a JPEG's EXIF orientation.
 public struct ImageDecodingOptions: Sendable, Equatable {
     /// Whether a JPEG whose entropy-coded data is truncated or corrupt (libjpeg's "premature end of JPEG file",
     /// "bad Huffman code", "premature end of data segment", lost restart markers) decodes anyway, as libjpeg and
@@ -11,8 +11,15 @@ public struct ImageDecodingOptions: Sendable, Equatable {
     /// Damage that leaves every code valid (flipped bits inside the data) cannot be detected: JPEG has no checksum.
     public var acceptsDamagedJPEGData: Bool
 
-    public init(acceptsDamagedJPEGData: Bool = false) {
+    /// Whether a JPEG's EXIF orientation tag (2–8) turns the decoded pixels upright, as MediaPipe 1.x's
+    /// `Image.create_from_file` does (PIL's `ImageOps.exif_transpose` table): tag 6, a phone held upright, gives an
+    /// image as tall as the stored one is wide, and results are in that upright frame. On by default; off, the
+    /// pixels stay as stored, as MediaPipe 0.10 left them. ``MPImage/exifOrientation`` carries the tag either way.
+    public var appliesExifOrientation: Bool
+
+    public init(acceptsDamagedJPEGData: Bool = false, appliesExifOrientation: Bool = true) {
         self.acceptsDamagedJPEGData = acceptsDamagedJPEGData
+        self.appliesExifOrientation = appliesExifOrientation
     }
 }
 
@@ -21,6 +28,7 @@ public struct ImageDecodingOptions: Sendable, Equatable {
 /// as MediaPipe's stb_image finishes it: `StbImageJPEGReconstruction`) decoding.
 enum ImageDecoder {
     struct Decoded {
+        /// The size of `pixels`: upright when the EXIF orientation was applied.
         let width: Int
         let height: Int
         let format: PixelFormat
@@ -107,8 +115,10 @@ enum ImageDecoder {
                                                          sawJFIF: coefficients.saw_jfif != 0,
                                                          adobeTransform: Int(coefficients.adobe_transform))
         guard reconstruction.isSupported else { return try decodeJPEGWithLibjpeg(bytes, options: options) }
-        return Decoded(width: width, height: height, format: .rgb8, pixels: reconstruction.rgbPixels(),
-                       exifOrientation: orientation(coefficients.exif, coefficients.exif_length))
+        let tag = orientation(coefficients.exif, coefficients.exif_length)
+        let layout = UprightLayout(tag: options.appliesExifOrientation ? tag : nil, width: width, height: height)
+        return Decoded(width: layout.uprightWidth, height: layout.uprightHeight, format: .rgb8,
+                       pixels: reconstruction.rgbPixels(exifOrientation: layout.tag), exifOrientation: tag)
     }
 
     /// libjpeg-turbo's complete decode (islow IDCT, fancy upsampling), for JPEGs stb_image would not read.
@@ -125,9 +135,11 @@ enum ImageDecoder {
         guard MPImage.isSupported(width: width, height: height), let base = image.pixels else {
             throw .unsupportedSize(width: width, height: height)
         }
-        let pixels = Array(UnsafeBufferPointer(start: base, count: width * height * 3))
-        return Decoded(width: width, height: height, format: .rgb8, pixels: pixels,
-                       exifOrientation: orientation(image.exif, image.exif_length))
+        let tag = orientation(image.exif, image.exif_length)
+        let layout = UprightLayout(tag: options.appliesExifOrientation ? tag : nil, width: width, height: height)
+        // The pixels are copied out of C's buffer anyway: turning them upright is that same copy.
+        let pixels = layout.tag == 1 ? Array(UnsafeBufferPointer(start: base, count: width * height * 3)) : layout.upright(base)
+        return Decoded(width: layout.uprightWidth, height: layout.uprightHeight, format: .rgb8, pixels: pixels, exifOrientation: tag)
     }
 
     private static func check<Message>(_ status: Int32, message: Message, _ bytes: [UInt8]) throws(ImageError) {

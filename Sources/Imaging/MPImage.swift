@@ -81,7 +81,9 @@ public struct MPImage: Sendable {
     public let format: PixelFormat
     public var orientation: ImageOrientation { orientationValue }
     private var orientationValue: ImageOrientation
-    /// The EXIF orientation tag (1–8) of a JPEG, when present. Read, never applied: MediaPipe does not apply it.
+    /// The EXIF orientation tag (1–8) of a JPEG, when present, as stored in the file. Decoding turns the pixels
+    /// upright by it (``width``, ``height`` and the pixels are the upright image's) unless
+    /// ``ImageDecodingOptions/appliesExifOrientation`` is off.
     public let exifOrientation: Int?
     let planes: [Plane]
     /// The part of the image a task that takes one (the image classifier's `regionOfInterest:`) is to look at,
@@ -177,16 +179,19 @@ public struct MPImage: Sendable {
     }
 
     /// Decodes a PNG or JPEG file. JPEG pixels are MediaPipe's own (its Python API decodes with stb_image; see
-    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two. Only regular files are
-    /// read: a FIFO, device or directory is ``ImageError/fileUnreadable(path:reason:)`` at once, never a wait.
+    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two, turned upright by the
+    /// JPEG's EXIF orientation as MediaPipe 1.x turns them (``ImageDecodingOptions/appliesExifOrientation``). Only
+    /// regular files are read: a FIFO, device or directory is ``ImageError/fileUnreadable(path:reason:)`` at once,
+    /// never a wait. `orientation` is the decoded (upright) pixels' orientation.
     public init(contentsOfFile path: String, orientation: ImageOrientation = .up,
                 decodingOptions: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) {
         let bytes = try RegularFile.contents(atPath: path)
         try self.init(encoded: bytes, orientation: orientation, decodingOptions: decodingOptions)
     }
 
-    /// Decodes PNG or JPEG bytes (sniffed by signature). A truncated or corrupt JPEG scan throws unless
-    /// `decodingOptions` accepts damaged data.
+    /// Decodes PNG or JPEG bytes (sniffed by signature), a JPEG turned upright by its EXIF orientation unless
+    /// `decodingOptions` says otherwise. A truncated or corrupt JPEG scan throws unless `decodingOptions` accepts
+    /// damaged data.
     public init(encoded bytes: [UInt8], orientation: ImageOrientation = .up,
                 decodingOptions: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) {
         guard !orientation.isMirrored else { throw .unsupportedOrientation("\(orientation)") }

@@ -47,8 +47,10 @@ struct StbImageJPEGReconstruction {
     }
 
     /// RGB8 rows, tightly packed, as stb_image returns for `desired_channels` 0 (grey expanded to RGB here, as
-    /// MediaPipe expands a GRAY8 image). Call only when `isSupported`.
-    func rgbPixels() -> [UInt8] {
+    /// MediaPipe expands a GRAY8 image), placed upright by `exifOrientation` (1–8; nil or 1: as stored) as they are
+    /// converted: no second full-size buffer. Call only when `isSupported`.
+    func rgbPixels(exifOrientation: Int? = nil) -> [UInt8] {
+        let layout = UprightLayout(tag: exifOrientation, width: width, height: height)
         let maxH = components.map(\.horizontalSampling).max()!, maxV = components.map(\.verticalSampling).max()!
         // All planes in one buffer, then one line buffer per component one sample wider than stb's (img_x + 3): the
         // 2× kernels write w_lores · 2 ≤ img_x + 1 samples.
@@ -62,6 +64,10 @@ struct StbImageJPEGReconstruction {
         // the conversion every output byte (zero-filling them first cost as much as a pass over the image).
         var samples = [UInt8](unsafeUninitializedCapacity: total + lineLength * components.count) { $1 = $0.count }
         var output = [UInt8](unsafeUninitializedCapacity: width * height * 3) { $1 = $0.count }
+        // Rows that cannot be written straight into their upright place (every tag but 1 and 4) are converted into
+        // this band of rows first, then placed a band at a time (UprightLayout.place).
+        let direct = layout.keepsRowsContiguous, bandRows = UprightLayout.bandRows
+        var band = [UInt8](unsafeUninitializedCapacity: direct ? 0 : bandRows * width * 3) { $1 = $0.count }
         // stb: three components are RGB when their ids spell R, G, B, or an Adobe marker says "no transform" and
         // there is no JFIF marker; otherwise YCbCr.
         let isRGB = components.count == 3
@@ -77,11 +83,11 @@ struct StbImageJPEGReconstruction {
                           horizontalFactor: maxH / c.horizontalSampling, verticalFactor: maxV / c.verticalSampling,
                           width: width)
             }
-            output.withUnsafeMutableBufferPointer { output in
+            output.withUnsafeMutableBufferPointer { output in band.withUnsafeMutableBufferPointer { band in
                 var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(samples.baseAddress!), count: components.count)
                 for y in 0..<height {
                     for k in components.indices { rows[k] = resamplers[k].nextRow() }
-                    let out = output.baseAddress! + y * width * 3
+                    let out = direct ? output.baseAddress! + layout.rowStart(y) * 3 : band.baseAddress! + (y % bandRows) * width * 3
                     switch components.count {
                     case 1:
                         for x in 0..<width { out[3 * x] = rows[0][x]; out[3 * x + 1] = rows[0][x]; out[3 * x + 2] = rows[0][x] }
@@ -103,8 +109,13 @@ struct StbImageJPEGReconstruction {
                             }
                         }
                     }
+                    if !direct, y % bandRows == bandRows - 1 || y == height - 1 {
+                        let first = y - y % bandRows
+                        layout.place(rows: UnsafePointer(band.baseAddress!), firstRow: first, count: y - first + 1,
+                                     into: output.baseAddress!)
+                    }
                 }
-            }
+            } }
         }
         return output
     }

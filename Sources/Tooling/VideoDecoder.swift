@@ -2,8 +2,13 @@ import Foundation
 import VisionTasksImaging
 
 /// Frames of a video file, decoded by Debian's `ffmpeg` to RGB exactly as MediaPipe's reference script does
-/// (`ffmpeg -v error -i CLIP -f rawvideo -pix_fmt rgb24 -`, no scaling, rotation metadata not applied), with
-/// frame i at round(i × 1000 / fps) ms, fps from `ffprobe`'s `r_frame_rate`.
+/// (`ffmpeg -v error -i CLIP -f rawvideo -pix_fmt rgb24 -`, no scaling), with frame i at round(i × 1000 / fps) ms,
+/// fps from `ffprobe`'s `r_frame_rate`.
+///
+/// A phone's clip stores its frames as the sensor saw them and says how to turn them in its stream's display
+/// matrix; ffmpeg turns them upright on its own (its default `-autorotate`), so a quarter turn comes out with width
+/// and height swapped. ``width`` and ``height`` are that upright size — ffprobe's coded size, swapped when its
+/// rotation side data is ±90 or ±270 — and frames, and so results, are in that frame.
 ///
 /// The path always names a file: ffprobe and ffmpeg get it as `file:` + its absolute path with only the file
 /// protocol allowed, so a name that starts with `-` is not an option and `concat:…`, `http:…` are not protocols
@@ -41,8 +46,13 @@ public final class VideoDecoder {
     /// ffmpeg's and ffprobe's messages kept for an error: the last 64 KiB (a damaged clip can print megabytes).
     static let messageTailByteCount = 64 << 10
 
+    /// The size of the frames ffmpeg produces: upright, after the stream's rotation (see above).
     public let width: Int
     public let height: Int
+    /// The stream's rotation as ffprobe reports it (its display matrix, degrees counter-clockwise), 0 without one.
+    public let rotationDegrees: Int
+    /// The orientation every frame's ``MPImage`` is given.
+    public let orientation: ImageOrientation
     public let framesPerSecond: Double
     public let name: String
     /// The stream's frame count when its container records one (ffprobe's `nb_frames`).
@@ -55,11 +65,13 @@ public final class VideoDecoder {
     private var index = 0
     private var ended = false
 
-    public init(path: String) throws {
+    /// Probes the clip and starts ffmpeg. `orientation` is given to every frame's ``MPImage`` (its init checks it,
+    /// so a refused orientation is the first ``nextFrame()``'s error).
+    public init(path: String, orientation: ImageOrientation = .up) throws {
         guard let ffprobe = Self.find("ffprobe"), let ffmpeg = Self.find("ffmpeg") else { throw VideoError.ffmpegMissing }
         let input = try Self.fileURL(path)
         let probe = try Self.run(ffprobe, ["-v", "error", "-protocol_whitelist", "file", "-select_streams", "v:0",
-                                           "-show_entries", "stream=width,height,r_frame_rate,nb_frames",
+                                           "-show_entries", "stream=width,height,r_frame_rate,nb_frames:stream_side_data=rotation",
                                            "-of", "default=noprint_wrappers=1", input])
         let text = probe.output
         var fields: [String: String] = [:]
@@ -77,8 +89,12 @@ public final class VideoDecoder {
             throw VideoError.probeFailed(path: path, message: "frame size \(w)×\(h) is zero or above \(MPImage.maximumPixelCount) pixels")
         }
         let fps = try Self.framesPerSecond(parsing: fields["r_frame_rate"] ?? "", path: path)
-        width = w
-        height = h
+        // The pixel budget above holds for the swapped size too (same product).
+        rotationDegrees = fields["rotation"].flatMap { Int($0) } ?? 0
+        let swapped = Self.turnsQuarter(rotationDegrees: rotationDegrees)
+        width = swapped ? h : w
+        height = swapped ? w : h
+        self.orientation = orientation
         frameByteCount = bytes
         framesPerSecond = fps
         frameCount = fields["nb_frames"].flatMap { Int($0) }
@@ -100,6 +116,18 @@ public final class VideoDecoder {
 
     deinit {
         if process.isRunning { process.terminate() }
+    }
+
+    /// Whether ffmpeg's autorotation turns frames of a stream with this rotation by a quarter, swapping their sides.
+    /// ffmpeg (fftools' `configure_input_video_filter`) takes θ = −round(rotation) modulo 360 and inserts a
+    /// transpose when θ is within a degree of 90 or 270, flips for 180 and a same-size `rotate` filter for other
+    /// angles. ffprobe prints the rotation as a whole number, so the quarter turns are ±90 and ±270 modulo 360.
+    /// Two cases this cannot see, both giving frames of the right byte count and the wrong shape (never a read past a
+    /// frame): a matrix between 89° and 90° (ffprobe truncates, ffmpeg rounds), and a display matrix carried by the
+    /// first frame instead of the stream (an H.264 display-orientation SEI), which ffmpeg 5.1 also honours.
+    static func turnsQuarter(rotationDegrees: Int) -> Bool {
+        let turn = (rotationDegrees % 360 + 360) % 360
+        return turn == 90 || turn == 270
     }
 
     private static func find(_ tool: String) -> String? {
@@ -186,7 +214,7 @@ public final class VideoDecoder {
         }
         let label = "\(name)#\(index)"
         index += 1
-        return (try MPImage(pixels: bytes, width: width, height: height, format: .rgb8), timestamp, label)
+        return (try MPImage(pixels: bytes, width: width, height: height, format: .rgb8, orientation: orientation), timestamp, label)
     }
 
     /// At the end of ffmpeg's output: nothing when ffmpeg exited 0 on a frame boundary, else the typed error.

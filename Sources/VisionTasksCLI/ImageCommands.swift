@@ -16,10 +16,12 @@ struct ImageDecode: ParsableCommand {
 
     @Argument(help: "A PNG or JPEG file.") var image: String
     @Option(help: "The PNG to write.") var out: String
+    @Flag(name: .customLong("no-exif"), help: "Keep a JPEG's pixels as stored instead of turning them upright by its EXIF orientation tag.")
+    var noExif = false
 
     func run() throws {
         do {
-            let decoded = try MPImage(contentsOfFile: image)
+            let decoded = try MPImage(contentsOfFile: image, decodingOptions: ImageDecodingOptions(appliesExifOrientation: !noExif))
             try PNGEncoder.write(decoded, to: out)
             let exif = decoded.exifOrientation.map { " exif_orientation=\($0)" } ?? ""
             print("\(decoded.width)x\(decoded.height) \(decoded.hasAlpha ? "RGBA" : "RGB")\(exif)")
@@ -41,6 +43,8 @@ struct ImageCrop: ParsableCommand {
     @Option(help: "0,1 or -1,1: what pixel values 0 and 255 become.") var range: String = "0,1"
     @Option(help: "zero or replicate.") var border: String = "zero"
     @Option(help: "The .npy to write.") var out: String
+    @Flag(name: .customLong("no-exif"), help: "Keep a JPEG's pixels as stored instead of turning them upright by its EXIF orientation tag.")
+    var noExif = false
 
     /// Region coordinates beyond this many pixels are no image's: the bound keeps the sampler's arithmetic finite.
     static let regionLimit = 1e7
@@ -64,7 +68,7 @@ struct ImageCrop: ParsableCommand {
         let s = [size.width, size.height]
         let bounds = range.split(separator: ",").compactMap { Float($0) }
         do {
-            let decoded = try MPImage(contentsOfFile: image)
+            let decoded = try MPImage(contentsOfFile: image, decodingOptions: ImageDecodingOptions(appliesExifOrientation: !noExif))
             let options = ImageToTensorOptions(width: s[0], height: s[1], keepAspectRatio: letterbox,
                                                border: border == "zero" ? .zero : .replicate, range: bounds[0]...bounds[1])
             let region = RegionOfInterest(centerX: r[0], centerY: r[1], width: r[2], height: r[3], rotationDegrees: r[4])

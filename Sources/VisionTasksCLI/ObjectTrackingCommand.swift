@@ -28,6 +28,7 @@ struct ObjectTrackingCommand: ParsableCommand {
     @Option(help: "Threads per model run (default: every core).") var threads: Int?
     @Option(help: "Write all results here as one JSON document.") var json: String?
     @Option(help: "Write annotated PNGs (boxes, tracking IDs, labels) into this directory.") var draw: String?
+    @OptionGroup var orientation: OrientationOptions
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
@@ -84,7 +85,7 @@ struct ObjectTrackingCommand: ParsableCommand {
         }
         if video {
             let decoder: VideoDecoder
-            do { decoder = try VideoDecoder(path: inputs[0]) } catch { throw CLIError(description: "\(inputs[0]): \(error)") }
+            do { decoder = try orientation.video(inputs[0]) } catch { throw CLIError(description: "\(inputs[0]): \(error)") }
             var frames = 0
             while frames < maxFrames, let frame = try decoder.nextFrame() {
                 try handle(frame.image, label: frame.label, timestamp: frame.timestampMs)
@@ -92,8 +93,7 @@ struct ObjectTrackingCommand: ParsableCommand {
             }
         } else {
             for path in inputs {
-                let image: MPImage
-                do { image = try MPImage(contentsOfFile: path) } catch { throw CLIError(description: "\(path): \(error)") }
+                let image = try orientation.image(contentsOfFile: path)
                 try handle(image, label: (path as NSString).lastPathComponent, timestamp: nil)
             }
         }

@@ -21,6 +21,7 @@ struct TaskCommandOptions: ParsableArguments {
     @Option(help: "Which instances video and live-stream modes smooth: mediapipe (as MediaPipe: only when at most one is sought), always (each tracked one), never.")
     var smoothing: LandmarkSmoothing = .mediapipe
     @Flag(help: "Print nothing but results (no per-frame lines, no progress).") var quiet = false
+    @OptionGroup var orientation: OrientationOptions
 
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one input") }
@@ -91,6 +92,8 @@ struct TaskCommandRunner {
             do {
                 result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
             } catch { throw CLIError(description: "\(label): \(error)") }
+            // The frame the results are in: the buffer as decoded (upright by EXIF unless --no-exif; a video's frame as
+            // ffmpeg turns it), whatever its orientation, as MediaPipe gives results in the buffer's frame.
             try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: result.referenceJSON)
             if let draw = options.draw {
                 let name = label.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "#", with: "_") + ".png"
@@ -112,8 +115,7 @@ struct TaskCommandRunner {
         } else {
             let progress = ProgressLine(total: inputs.count, quiet: options.quiet || inputs.count < 2)
             for (index, path) in inputs.enumerated() {
-                let image: MPImage
-                do { image = try MPImage(contentsOfFile: path) } catch { throw CLIError(description: "\(path): \(error)") }
+                let image = try options.orientation.image(contentsOfFile: path)
                 let label = (path as NSString).lastPathComponent
                 let timestamp = options.video ? Int((Double(index) * 1000 / options.fps).rounded(.toNearestOrEven)) : nil
                 try handle(image, label: label, timestamp: timestamp, progress: progress)
@@ -148,7 +150,7 @@ struct TaskCommandRunner {
     }
 
     private func openVideo() throws -> VideoDecoder {
-        do { return try VideoDecoder(path: options.inputs[0]) } catch { throw CLIError(description: "\(error)") }
+        do { return try options.orientation.video(options.inputs[0]) } catch { throw CLIError(description: "\(error)") }
     }
 
     private func header(runningMode: String) -> [String: Any] {

@@ -95,19 +95,6 @@ final class ImageInputTests: XCTestCase {
         }
     }
 
-    func testEXIFOrientationIsReadNotApplied() throws {
-        // A JPEG whose APP1 says orientation 6: the pixels must stay as stored.
-        let original = try shared("pose1.jpg")
-        var exif: [UInt8] = Array("Exif\0\0".utf8) + [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
-        let length = exif.count + 2
-        exif = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + exif
-        let tagged = Array(original[0..<2]) + exif + Array(original[2...])
-        let image = try MPImage(encoded: tagged)
-        XCTAssertEqual(image.exifOrientation, 6)
-        XCTAssertEqual(image.width, try MPImage(encoded: original).width)
-        XCTAssertEqual(image.rgbPixels(), try MPImage(encoded: original).rgbPixels())
-    }
-
     /// PNG with a rewritten IHDR size (CRC fixed so libpng reads it) and JPEG with a rewritten SOF size.
     func testAbsurdSizesAreRefusedBeforeAllocating() throws {
         var png = PNGEncoder.encodeForTests(width: 4, height: 4)
