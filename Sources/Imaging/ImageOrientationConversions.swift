@@ -1,25 +1,4 @@
 extension ImageOrientation {
-    /// The orientation an EXIF orientation tag names, by Apple's mapping (`UIImage.Orientation` from
-    /// `kCGImagePropertyOrientation`): 1 up, 2 upMirrored, 3 down, 4 downMirrored, 5 leftMirrored, 6 right,
-    /// 7 rightMirrored, 8 left. Nil for any other value.
-    ///
-    /// For a buffer whose pixels are stored as a camera wrote them and described by such a tag. Decoding a JPEG
-    /// from a file or bytes already turns the pixels upright by their tag (``ImageDecodingOptions/appliesExifOrientation``),
-    /// so its image is `.up`.
-    public init?(exifOrientation: Int) {
-        switch exifOrientation {
-        case 1: self = .up
-        case 2: self = .upMirrored
-        case 3: self = .down
-        case 4: self = .downMirrored
-        case 5: self = .leftMirrored
-        case 6: self = .right
-        case 7: self = .rightMirrored
-        case 8: self = .left
-        default: return nil
-        }
-    }
-
     /// The orientation that stands for MediaPipe's `ImageProcessingOptions.rotation_degrees`: clockwise, a multiple
     /// of 90, negative allowed, any number of turns (450 is 90). Nil when `rotationDegrees` is not a multiple of 90
     /// (MediaPipe refuses those too).

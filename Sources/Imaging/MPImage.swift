@@ -37,19 +37,6 @@ public enum ImageOrientation: Sendable, Equatable {
         }
     }
 
-    /// The orientation that turns a task's region as MediaPipe's `ImageProcessingOptions.rotation_degrees` does
-    /// (clockwise degrees, a multiple of 90, negative allowed: 90 is ``left``, 180 ``down``, −90 or 270 ``right``);
-    /// nil for a rotation that is not a multiple of 90, which MediaPipe refuses.
-    public init?(rotationDegrees: Int) {
-        guard rotationDegrees % 90 == 0 else { return nil }
-        // C++ turns the region by −rotation_degrees; find the unmirrored case that turns it so (mod 360).
-        let region = ((-rotationDegrees % 360) + 360) % 360
-        guard let match = [ImageOrientation.up, .right, .down, .left].first(where: { Int($0.regionRotationDegrees) == region }) else {
-            return nil
-        }
-        self = match
-    }
-
     /// Whether the orientation turns the picture a quarter turn (width and height trade places).
     package var isQuarterTurn: Bool {
         switch self {

@@ -97,15 +97,6 @@ final class EXIFOrientationTests: XCTestCase {
                        try fixture().images["pose1.jpg"]?["mediapipe"]?["8"])
     }
 
-    /// Apple's mapping from the EXIF tag to UIImage.Orientation.
-    func testExifOrientationMapsAsApples() {
-        let expected: [ImageOrientation] = [.up, .upMirrored, .down, .downMirrored, .leftMirrored, .right, .rightMirrored, .left]
-        for (tag, orientation) in zip(1..., expected) {
-            XCTAssertEqual(ImageOrientation(exifOrientation: tag), orientation, "\(tag)")
-        }
-        for tag in [0, 9, -1, Int.min, Int.max] { XCTAssertNil(ImageOrientation(exifOrientation: tag), "\(tag)") }
-    }
-
     /// MediaPipe's rotation_degrees d gives the region rotation −d; the orientation is the non-mirrored one whose
     /// region rotation that is (modulo 360), whatever `regionRotationDegrees`' values. Any number of turns, negative
     /// included; not a multiple of 90 is nil.
