@@ -12,7 +12,7 @@ public final class VisionImage: @unchecked Sendable {
     }
 
     /// The pixels as `orientation` says to read them, taken when the detector is handed the image. A mirrored
-    /// orientation (what a front-camera helper may give) is ``ImageError/unsupportedOrientation(_:)``: the library has
+    /// orientation (what a front-camera helper may give) is `ImageError.unsupportedOrientation`: the library has
     /// one rule for mirrored orientations, MediaPipe's, which refuses them (see the Orientation article).
     func oriented() throws(ImageError) -> MPImage { try image.withOrientation(orientation) }
 }
