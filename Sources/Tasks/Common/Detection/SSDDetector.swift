@@ -36,8 +36,8 @@ final class SSDDetector {
         /// detector graphs (`DetectionProjectionCalculator`).
         case region
         /// The letterbox removed and nothing else, as MediaPipe's pose detector graph does
-        /// (`DetectionLetterboxRemovalCalculator`): right for an upright picture only (a turned one goes through the region regardless), which is all the pose
-        /// pipeline gives it (it turns a turned buffer upright first).
+        /// (`DetectionLetterboxRemovalCalculator`): right for an upright picture only, which is all the pose pipeline
+        /// gives it (it turns a turned buffer upright first); a turned one goes through the region regardless.
         case letterbox
     }
 
