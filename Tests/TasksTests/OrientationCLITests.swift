@@ -1,5 +1,7 @@
 import Foundation
+import VisionTasks
 import VisionTasksTestSupport
+import VisionTasksTooling
 import XCTest
 
 /// Issue #32 on `vision-tasks`: `--rotation-degrees` (MediaPipe's rotation_degrees), `--orientation` (the MPImage
@@ -96,5 +98,40 @@ final class OrientationCLITests: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
         let entries = try results(["pose", pose, clip, "--video", "--max-frames", "2", "--no-segmentation", "--rotation-degrees", "0"])
         XCTAssertEqual(entries.map(size), [[720, 1280], [720, 1280]])
+    }
+
+    /// As a user would: a turned photo saved as PNG (numpy.rot90 of face_day13.jpg's pixels, k = 1, 2, 3), given to
+    /// `vision-tasks face --rotation-degrees 90·k --json`; the JSON is MediaPipe's result for the same pixels and
+    /// rotation (Tests/Fixtures/orientation/turned_face.json, 1.2.3 where it differs from 0.10.14), in the buffer's frame.
+    func testRotationDegreesOnTheCommandLineGivesMediaPipesResult() throws {
+        struct Point: Decodable { let x: Float; let y: Float }
+        struct Result: Decodable { let faceLandmarks: [[Point]] }
+        struct Entry: Decodable { let rot90k: Int; let rotationDegrees: Int; let width: Int; let height: Int; let mediapipeVersion: String?; let result: Result }
+        struct File: Decodable { let results: [Entry] }
+        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("orientation/turned_face.json")))
+        let upright = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/face_day13.jpg").path)
+        for k in 1...3 {
+            let candidates = file.results.filter { $0.rot90k == k }
+            let expected = try XCTUnwrap(candidates.first { $0.mediapipeVersion == "1.2.3" } ?? candidates.first, "k=\(k)")
+            let turned = TurnedPixels.rot90(upright.rgbPixels(), width: upright.width, height: upright.height, k)
+            let path = directory.appendingPathComponent("face-rot90-\(k).png").path
+            try PNGEncoder.write(try MPImage(pixels: turned.pixels, width: turned.width, height: turned.height, format: .rgb8), to: path)
+            let entries = try results(["face", Repository.modelPath("face_landmarker.task"), path, "--rotation-degrees", "\(expected.rotationDegrees)"])
+            XCTAssertEqual(entries.count, 1)
+            let entry = try XCTUnwrap(entries.first)
+            XCTAssertEqual(size(entry), [expected.width, expected.height], "k=\(k): the buffer's frame")
+            let faces = try XCTUnwrap((entry["result"] as? [String: Any])?["faceLandmarks"] as? [[[String: Any]]], "k=\(k)")
+            XCTAssertEqual(faces.count, expected.result.faceLandmarks.count, "k=\(k)")
+            guard let ours = faces.first, let theirs = expected.result.faceLandmarks.first else { continue }
+            XCTAssertEqual(ours.count, theirs.count)
+            var dx: Float = 0, dy: Float = 0
+            for (a, b) in zip(ours, theirs) {
+                dx += abs(Float(a["x"] as? Double ?? .nan) - b.x) / Float(theirs.count)
+                dy += abs(Float(a["y"] as? Double ?? .nan) - b.y) / Float(theirs.count)
+            }
+            // Issue #15's bound for face landmarks.
+            XCTAssertLessThanOrEqual(dx, 0.003, "k=\(k) x")
+            XCTAssertLessThanOrEqual(dy, 0.003, "k=\(k) y")
+        }
     }
 }
