@@ -9,11 +9,12 @@ import PackageDescription
 // The same setting optimizes kernels and pixel loops in debug builds: the test suite runs real models on real
 // images, which unoptimized Swift makes some 50 times slower.
 let targetCPU = Context.environment["VISION_TASKS_CPU"].flatMap { $0.isEmpty ? nil : $0 }
-// x86 targets with FMA (for `accumulate`); a binary built for one refuses, with a message, to start on a CPU without
+// x86 targets with FMA (for `accumulate`), by the names swiftc's -target-cpu takes (not the psABI levels x86-64-v3/v4,
+// which Swift 6.3.1's swiftc refuses); a binary built for one refuses, with a message, to start on a CPU without
 // AVX2 and FMA (CVisionTasksFloatingPoint's start-up check) instead of dying of SIGILL.
 let fmaTargets: Set<String> = [
     "haswell", "broadwell", "skylake", "skylake-avx512", "cascadelake", "icelake-server", "sapphirerapids",
-    "znver1", "znver2", "znver3", "znver4", "x86-64-v3", "x86-64-v4",
+    "znver1", "znver2", "znver3", "znver4", "znver5",
 ]
 let tunedForFMA = targetCPU.map { fmaTargets.contains($0) } ?? false
 let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
