@@ -53,9 +53,18 @@ package struct QuarterTurn: Sendable, Equatable {
         return TensorToImageTransform(region: region, padding: transform.padding)
     }
 
-    /// The upright picture of `image` as tightly packed RGB8 (a copy: one pass over the buffer).
+    /// The upright picture of `image` as tightly packed RGB8 (a copy: one pass over the buffer; other formats and
+    /// padded rows through the pixel reader).
     package func upright(_ image: MPImage) throws(ImageError) -> MPImage {
         let w = image.width, h = image.height
+        let plane = image.planes[0]
+        if image.format == .rgb8, plane.rowStride == w * 3 {
+            // Tightly packed RGB8 (decoded files, most buffers): the JPEG decoder's tiled EXIF turn does it. The buffer
+            // turned k quarters counter-clockwise is stored as EXIF tags 6 (k 1), 3 (k 2) and 8 (k 3) describe.
+            let layout = UprightLayout(tag: [1, 6, 3, 8][k], width: w, height: h)
+            let pixels = plane.bytes.withUnsafeBufferPointer { layout.upright($0.baseAddress! + plane.offset) }
+            return try MPImage(pixels: pixels, width: layout.uprightWidth, height: layout.uprightHeight, format: .rgb8)
+        }
         let (outW, outH) = k % 2 == 0 ? (w, h) : (h, w)
         var out = [UInt8](repeating: 0, count: w * h * 3)
         out.withUnsafeMutableBufferPointer { out in

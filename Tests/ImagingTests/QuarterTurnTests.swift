@@ -3,8 +3,8 @@ import VisionTasksTestSupport
 import XCTest
 
 /// The pose landmarker's upright copy of a turned buffer: `QuarterTurn.upright` must undo `numpy.rot90(upright, k)`
-/// (`TurnedPixels.rot90`, the same turn the MediaPipe goldens were made with) for every packed format, with a row
-/// stride wider than the row, and through the generic reader for the others.
+/// (`TurnedPixels.rot90`, the same turn the MediaPipe goldens were made with): tightly packed RGB8 through the JPEG
+/// decoder's EXIF layout, padded rows and the other formats through the pixel reader.
 final class QuarterTurnTests: XCTestCase {
     func testUprightUndoesEveryTurnInEveryFormat() throws {
         let (w, h) = (5, 3)
@@ -18,9 +18,10 @@ final class QuarterTurnTests: XCTestCase {
             let turn = try XCTUnwrap(QuarterTurn(orientation))
             XCTAssertEqual(turn.k, k, "\(orientation)")
             let turned = TurnedPixels.rot90(upright, width: w, height: h, k)
-            let formats: [(PixelFormat, Int)] = [(.rgb8, 3), (.rgba8, 4), (.bgra8, 4), (.gray8, 1)]
-            for (format, bytesPerPixel) in formats {
-                let stride = turned.width * bytesPerPixel + 2
+            // rgb8 twice: tightly packed (the tiled EXIF layout) and with padded rows (the pixel reader).
+            let formats: [(PixelFormat, Int, Int)] = [(.rgb8, 3, 0), (.rgb8, 3, 2), (.rgba8, 4, 2), (.bgra8, 4, 2), (.gray8, 1, 2)]
+            for (format, bytesPerPixel, padding) in formats {
+                let stride = turned.width * bytesPerPixel + padding
                 var pixels = [UInt8](repeating: 0xEE, count: stride * turned.height)
                 for y in 0..<turned.height {
                     for x in 0..<turned.width {
