@@ -17,11 +17,21 @@ let fmaTargets: Set<String> = [
     "znver1", "znver2", "znver3", "znver4", "znver5",
 ]
 let tunedForFMA = targetCPU.map { fmaTargets.contains($0) } ?? false
+// Kernel tiers above AVX2 (Engine/Kernels/KernelConfig.swift): AVX-512 F/BW/DQ/VL (32 registers of 16 floats, masked
+// tails), and with VNNI beside it (`vpdpbusd`, 64 int8 multiply-adds an instruction). Targets by swiftc's names.
+let avx512Targets: Set<String> = ["skylake-avx512", "cascadelake", "icelake-server", "sapphirerapids", "znver4", "znver5"]
+let avx512VNNITargets: Set<String> = ["cascadelake", "icelake-server", "sapphirerapids", "znver4", "znver5"]
+let tunedForAVX512 = targetCPU.map { avx512Targets.contains($0) } ?? false
+let tunedForAVX512VNNI = targetCPU.map { avx512VNNITargets.contains($0) } ?? false
 let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
     [.unsafeFlags(["-O"], .when(configuration: .debug)), .unsafeFlags(["-target-cpu", cpu])]
         + (tunedForFMA ? [.define("VISION_TASKS_FMA")] : [])
+        + (tunedForAVX512 ? [.define("VISION_TASKS_AVX512")] : [])
+        + (tunedForAVX512VNNI ? [.define("VISION_TASKS_AVX512VNNI")] : [])
 } ?? []
-let cpuCheck: [CSetting] = tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : []
+let cpuCheck: [CSetting] = (tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : [])
+    + (tunedForAVX512 ? [.define("VISION_TASKS_REQUIRE_AVX512")] : [])
+    + (tunedForAVX512VNNI ? [.define("VISION_TASKS_REQUIRE_AVX512VNNI")] : [])
 
 // Layers, lowest first: ModelFormat (model files) and EngineSIMD → Engine; Imaging (images alone, beside them) →
 // Tasks → MLKit; Tooling (the executables' and tests' own: drawing, PNG output, video, .npy) → surfaces (CLI, bench).
