@@ -41,13 +41,16 @@ public final class ExecutionPlan: Sendable {
     public static let defaultMemoryBudget = 4 << 30
 
     /// Prepares `model`; refuses with ``EngineError/resourceLimit(what:bytes:limit:)`` a plan whose arena, scratch and
-    /// folded constants together would take more than `memoryBudget` bytes.
+    /// folded constants together would take more than `memoryBudget` bytes. `kernels` chooses the micro-kernels: the
+    /// build's tier by default; another configuration runs (more slowly) where the CPU has the build's instructions,
+    /// which lets tests check one tier's algorithms on a machine of another.
     ///
     /// The passes, in order (each in `Plan/`, each with its own tests): lowering to a `PlanGraph` of operators with
     /// every index, shape and constant checked; `PadFusion`; `ConstantFolding`; the operator-level fusions
     /// `EpilogueFusion`, `TokenMixingFusion` and `LayerNormalizationFusion`; `KernelBuilding`, one kernel per
     /// remaining operator; `Liveness`; `MemoryPlanner`.
-    public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
+    public init(model: TFLiteModel, memoryBudget: Int = ExecutionPlan.defaultMemoryBudget,
+                kernels: KernelConfig = .compiled) throws(EngineError) {
         var budget = MemoryBudget(limit: memoryBudget)
         var plan = try PlanGraph(model: model)
         // The order matters: PAD fusion sees only the file's constants (a PAD of a folded tensor stays); folding
@@ -58,7 +61,7 @@ public final class ExecutionPlan: Sendable {
         EpilogueFusion.run(&plan)
         TokenMixingFusion.run(&plan)
         LayerNormalizationFusion.run(&plan)
-        let built = try KernelBuilding.run(&plan)
+        let built = try KernelBuilding.run(&plan, kernels: kernels)
         let requests = try Liveness.requests(
             built.steps.map { Liveness.Access(operatorIndex: $0.operatorIndex, inputs: $0.inputs, outputs: $0.outputs) },
             graphInputs: plan.inputs, graphOutputs: plan.outputs, graph: plan.tensors, isConstant: plan.constants.contains)

@@ -49,13 +49,13 @@ public final class Interpreter {
     /// Prepares `model` and an interpreter for it; `memoryBudget` caps the plan's arena, scratch and folded
     /// constants (see ``ExecutionPlan/defaultMemoryBudget``).
     public convenience init(model: TFLiteModel, threads: Int? = nil,
-                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
-        self.init(plan: try ExecutionPlan(model: model, memoryBudget: memoryBudget), threads: threads)
+                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget, kernels: KernelConfig = .compiled) throws(EngineError) {
+        self.init(plan: try ExecutionPlan(model: model, memoryBudget: memoryBudget, kernels: kernels), threads: threads)
     }
 
     /// Opens a `.tflite` file, or member `member` of a `.task` bundle.
     public convenience init(path: String, member: String? = nil, threads: Int? = nil,
-                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget) throws(EngineError) {
+                            memoryBudget: Int = ExecutionPlan.defaultMemoryBudget, kernels: KernelConfig = .compiled) throws(EngineError) {
         do {
             let bundle = try TaskBundle(path: path)
             let model: TFLiteModel
@@ -67,7 +67,7 @@ public final class Interpreter {
                 }
                 model = try bundle.model(bundle.members[0].path)
             }
-            try self.init(model: model, threads: threads, memoryBudget: memoryBudget)
+            try self.init(model: model, threads: threads, memoryBudget: memoryBudget, kernels: kernels)
         } catch let error as EngineError {
             throw error
         } catch let error as FormatError {

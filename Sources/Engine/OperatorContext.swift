@@ -12,6 +12,8 @@ struct OperatorContext {
     /// Zero padding of input 0 folded in from a PAD the plan removed: the kernel reads the unpadded tensor and
     /// treats these rows and columns as zeros.
     var inputPadding: (top: Int, left: Int, bottom: Int, right: Int)? = nil
+    /// The micro-kernels to choose (the build's tier unless the plan was given another).
+    var kernels: KernelConfig = .compiled
 
     var options: BuiltinOptions { op.builtinOptions }
 

@@ -88,10 +88,8 @@ struct PackedGEMM: Sendable {
         }
     }
 
-    /// Filters up to this size are kept cached whole (a quarter of Zen 2's 512 KB L2 per core).
-    private static let residentWeightBytes = 128 << 10
-    /// Rows of A per chunk when the filter is resident: half of a 32 KB L1 data cache.
-    private static let chunkBytes = 16 << 10
+    private static let residentWeightBytes = KernelConfig.residentWeightBytes
+    private static let chunkBytes = KernelConfig.chunkBytes
 
     @inline(__always)
     private func runPanel(_ panel: Int, _ rows: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>,

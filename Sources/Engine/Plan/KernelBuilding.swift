@@ -11,11 +11,11 @@ enum KernelBuilding {
         var fused: Set<Int>
     }
 
-    static func run(_ plan: inout PlanGraph) throws(EngineError) -> Result {
+    static func run(_ plan: inout PlanGraph, kernels config: KernelConfig = .compiled) throws(EngineError) -> Result {
         var kernels: [Int: any Kernel] = [:]
         var scratch = 0
         for op in plan.nodes.flatMap(\.operators).sorted(by: { $0.index < $1.index }) {
-            let kernel = try make(op, graph: &plan.tensors, constants: plan.constants).kernel
+            let kernel = try make(op, graph: &plan.tensors, constants: plan.constants, kernels: config).kernel
             kernels[op.index] = kernel
             scratch = max(scratch, kernel.scratchBytes)
         }
@@ -55,9 +55,9 @@ enum KernelBuilding {
     }
 
     /// Builds and checks the kernel of `op`, and gives its outputs the shapes it computed.
-    static func make(_ op: PlanOperator, graph: inout GraphDescription, constants: ConstantStore)
+    static func make(_ op: PlanOperator, graph: inout GraphDescription, constants: ConstantStore, kernels: KernelConfig = .compiled)
         throws(EngineError) -> (kernel: any Kernel, context: OperatorContext) {
-        let context = op.context(graph: graph, constants: constants)
+        let context = op.context(graph: graph, constants: constants, kernels: kernels)
         try checkTensors(of: context)
         let kernel = try KernelRegistry.make(context, code: op.code)
         for (tensor, shape) in kernel.outputShapes {

@@ -31,9 +31,9 @@ struct PlanOperator {
         return !graph.types[first].isQuantizedInteger
     }
 
-    func context(graph: GraphDescription, constants: ConstantStore) -> OperatorContext {
+    func context(graph: GraphDescription, constants: ConstantStore, kernels: KernelConfig = .compiled) -> OperatorContext {
         OperatorContext(index: index, name: name, op: op, inputs: inputs, outputs: outputs, graph: graph, constants: constants,
-                        inputPadding: inputPadding)
+                        inputPadding: inputPadding, kernels: kernels)
     }
 }
 

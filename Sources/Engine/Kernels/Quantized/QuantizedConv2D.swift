@@ -4,7 +4,9 @@ import VisionTasksModelFormat
 ///
 /// Output pixels are split in bands over the threads; each band's patches are gathered (im2col, in the filter's
 /// (ky, kx, channel) order) into int16 rows holding input − zero point, which makes padding plain zeros, and go
-/// through ``QuantizedGEMM``, which requantizes into the output.
+/// through ``QuantizedGEMM``, which requantizes into the output. In the VNNI tier the rows are the input's bytes made
+/// unsigned, padding its zero point, for ``QuantizedDotGEMM`` (``KernelConfig/quantizedGEMM``); a 1 × 1 convolution
+/// of a uint8 input whose channels are a multiple of four then reads the input in place.
 struct QuantizedConv2DKernel: Kernel {
     /// int8 rather than uint8. The kernels are not generic types: a generic kernel behind `any Kernel` runs its
     /// unspecialized code (every element access through the type's witness table, 40× slower); the typed code is
@@ -20,10 +22,10 @@ struct QuantizedConv2DKernel: Kernel {
     /// Output rows and columns whose windows lie inside the input (computed once: `WindowAxis.interior` divides).
     let interiorRows: Range<Int>
     let interiorColumns: Range<Int>
-    let gemm: QuantizedGEMM
+    let gemm: QuantizedMatrixMultiply
     let requantization: Requantization
 
-    /// The int16 patches of every output pixel (checked at prepare: pixels × patch depth may be huge).
+    /// The patches of every output pixel (checked at prepare: pixels × patch depth may be huge).
     let scratchBytes: Int
 
     var isPointwise: Bool {
@@ -54,16 +56,17 @@ struct QuantizedConv2DKernel: Kernel {
         let layer = try QuantizedLayer(context, filter: filter, filterAxis: 0, channels: f[0], activation: options.activation)
         inputZeroPoint = layer.input.zeroPoint
         requantization = layer.requantization
-        gemm = QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: f[0], depth: f[1] * f[2] * i.c)
-        scratchBytes = try context.arithmetic.product([y.output, x.output, gemm.depth, 2], "patch scratch")
+        let depth = try context.arithmetic.product([f[1], f[2], i.c], "patch depth")
+        gemm = QuantizedMatrixMultiply(layer, signed: signed, columns: f[0], depth: depth, kernels: context.kernels)
+        scratchBytes = try gemm.scratchBytes(rows: try context.arithmetic.multiply(y.output, x.output, "output pixels"), context.arithmetic)
     }
 
     func run(_ memory: TensorMemory) {
         let pixels = y.output * x.output
         for b in 0..<batch {
-            memory.parallel.forEach(pixels, minimumPerThread: 16, Bands(
+            memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.quantizedConvolutionMinimumPixelsPerThread, Bands(
                 kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
-                destination: memory.raw(output) + b * pixels * gemm.columns, scratch: memory.scratch.assumingMemoryBound(to: Int16.self)))
+                destination: memory.raw(output) + b * pixels * gemm.columns, scratch: memory.scratch))
         }
     }
 
@@ -71,19 +74,30 @@ struct QuantizedConv2DKernel: Kernel {
         let kernel: QuantizedConv2DKernel
         let source: UnsafeRawPointer
         let destination: UnsafeMutableRawPointer
-        let scratch: UnsafeMutablePointer<Int16>
+        let scratch: UnsafeMutableRawPointer
 
         func run(_ pixels: Range<Int>) {
+            if case let .quads(dot) = kernel.gemm {
+                if kernel.signed {
+                    kernel.band(pixels, source, destination.assumingMemoryBound(to: Int8.self), scratch, dot)
+                } else {
+                    kernel.band(pixels, source, destination.assumingMemoryBound(to: UInt8.self), scratch, dot)
+                }
+                return
+            }
+            guard case let .pairs(gemm) = kernel.gemm else { return }
+            let scratch = scratch.assumingMemoryBound(to: Int16.self)
             if kernel.signed {
-                kernel.band(pixels, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self), scratch)
+                kernel.band(pixels, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self), scratch, gemm)
             } else {
-                kernel.band(pixels, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self), scratch)
+                kernel.band(pixels, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self), scratch, gemm)
             }
         }
     }
 
     private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
-                                                 _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>) {
+                                                 _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>,
+                                                 _ gemm: QuantizedGEMM) {
         if isPointwise {
             // A 1 × 1, stride-1 filter's patches are the input's pixels as they lie: widen the band in one loop.
             let zero = Int16(inputZeroPoint), depth = gemm.depth
@@ -98,7 +112,7 @@ struct QuantizedConv2DKernel: Kernel {
                 }
             }
         } else {
-            for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth) }
+            for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth, depth: gemm.depth) }
         }
         gemm.run(a: scratch, lda: gemm.depth, rows: pixels, c: destination, ldc: gemm.columns, requantization: requantization)
     }
@@ -121,7 +135,8 @@ struct QuantizedConv2DKernel: Kernel {
     }
 
     /// One im2col row: the window of output pixel `p`, input less its zero point, zeros outside and in the pad column.
-    private func gatherPatch<Element: QuantizedElement>(_ p: Int, _ source: UnsafePointer<Element>, _ row: UnsafeMutablePointer<Int16>) {
+    private func gatherPatch<Element: QuantizedElement>(_ p: Int, _ source: UnsafePointer<Element>, _ row: UnsafeMutablePointer<Int16>,
+                                                        depth: Int) {
         let oy = p / x.output, ox = p % x.output
         let zero = Int16(inputZeroPoint)
         var column = 0
@@ -133,7 +148,7 @@ struct QuantizedConv2DKernel: Kernel {
                 Self.widen(start, count: run, zero: zero, into: row + column)
                 column += run
             }
-            if column < gemm.depth { (row + column).initialize(repeating: 0, count: gemm.depth - column) }
+            if column < depth { (row + column).initialize(repeating: 0, count: depth - column) }
             return
         }
         for ky in 0..<y.filter {
@@ -149,7 +164,58 @@ struct QuantizedConv2DKernel: Kernel {
                 column += inputChannels
             }
         }
-        if column < gemm.depth { (row + column).initialize(repeating: 0, count: gemm.depth - column) }
+        if column < depth { (row + column).initialize(repeating: 0, count: depth - column) }
+    }
+}
+
+extension QuantizedConv2DKernel {
+    /// A band through ``QuantizedDotGEMM``: A′ rows (in place for a uint8 1 × 1 convolution whose channels fill whole
+    /// quads), then their sums where the filter needs them, then the tiles.
+    fileprivate func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafeRawPointer, _ destination: UnsafeMutablePointer<Element>,
+                                                     _ scratch: UnsafeMutableRawPointer, _ dot: QuantizedDotGEMM) {
+        let depth = dot.depth, bytes = source.assumingMemoryBound(to: UInt8.self)
+        let rows = scratch.assumingMemoryBound(to: UInt8.self)
+        let sums = (scratch + QuantizedMatrixMultiply.rowSumOffset(y.output * x.output * depth)).assumingMemoryBound(to: Int32.self)
+        let a: UnsafePointer<UInt8>, lda: Int
+        if isPointwise && depth == inputChannels && dot.inputOffset == 0 {
+            (a, lda) = (bytes, inputChannels)
+        } else {
+            for p in pixels { gatherBytes(p, bytes, rows + p * depth, dot) }
+            (a, lda) = (UnsafePointer(rows), depth)
+        }
+        if dot.needsRowSums {
+            for p in pixels { sums[p] = QuantizedDotGEMM.rowSum(a + p * lda, count: depth) }
+        }
+        dot.run(a: a, lda: lda, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: destination, ldc: dot.columns,
+                requantization: requantization)
+    }
+
+    /// One im2col row of A′: the window of output pixel `p` as unsigned bytes, the input's zero point outside it (the
+    /// value that contributes nothing once the bias's correction is applied), zeros in the pad of the last quad.
+    private func gatherBytes(_ p: Int, _ source: UnsafePointer<UInt8>, _ row: UnsafeMutablePointer<UInt8>, _ dot: QuantizedDotGEMM) {
+        let oy = p / x.output, ox = p % x.output, flip = dot.inputOffset
+        var column = 0
+        if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
+            let run = x.filter * inputChannels
+            for ky in 0..<y.filter {
+                copyBytes(source + (y.source(oy, ky) * x.input + x.source(ox, 0)) * inputChannels, to: row + column, count: run, flip: flip)
+                column += run
+            }
+        } else {
+            for ky in 0..<y.filter {
+                let iy = y.source(oy, ky)
+                for kx in 0..<x.filter {
+                    let ix = x.source(ox, kx)
+                    if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
+                        copyBytes(source + (iy * x.input + ix) * inputChannels, to: row + column, count: inputChannels, flip: flip)
+                    } else {
+                        (row + column).initialize(repeating: dot.inputZero, count: inputChannels)
+                    }
+                    column += inputChannels
+                }
+            }
+        }
+        if column < dot.depth { (row + column).initialize(repeating: 0, count: dot.depth - column) }
     }
 }
 
@@ -160,6 +226,8 @@ struct QuantizedLayer {
     let input: Quantization
     let output: Quantization
     let weights: [Int16]
+    /// The filter's zero point per channel.
+    let filterZeroPoints: [Int32]
     let bias: [Int32]
     let scales: [Float]
     let requantization: Requantization
@@ -168,6 +236,7 @@ struct QuantizedLayer {
         input = try context.quantization(try context.input(0))
         output = try context.quantization(try context.output(0))
         let (filterScales, filterZeroPoints) = try context.channelQuantization(filter, axis: filterAxis, channels: channels)
+        self.filterZeroPoints = filterZeroPoints
         let raw = try context.constantQuantizedValues(1)
         guard channels > 0, raw.count % channels == 0 else { throw context.fail("filter of \(raw.count) values for \(channels) channels") }
         let depth = raw.count / channels

@@ -1,7 +1,8 @@
 import VisionTasksModelFormat
 
 /// FULLY_CONNECTED on uint8 or int8: the input's rows (all dimensions but the last flattened) widened to int16 less
-/// the zero point into scratch, then ``QuantizedGEMM`` over the [units × depth] weights.
+/// the zero point into scratch, then ``QuantizedGEMM`` over the [units × depth] weights; in the VNNI tier the rows as
+/// unsigned bytes (the input itself when it is uint8 and its rows fill whole quads) and ``QuantizedDotGEMM``.
 struct QuantizedFullyConnectedKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -10,10 +11,9 @@ struct QuantizedFullyConnectedKernel: Kernel {
     let rows: Int
     let depth: Int
     let inputZeroPoint: Int32
-    let gemm: QuantizedGEMM
+    let gemm: QuantizedMatrixMultiply
     let requantization: Requantization
-
-    var scratchBytes: Int { rows * gemm.depth * 2 }
+    let scratchBytes: Int
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .fullyConnected(options) = context.options else { throw context.fail("missing FullyConnectedOptions") }
@@ -33,17 +33,41 @@ struct QuantizedFullyConnectedKernel: Kernel {
         let layer = try QuantizedLayer(context, filter: filter, filterAxis: 0, channels: f[0], activation: options.activation)
         inputZeroPoint = layer.input.zeroPoint
         requantization = layer.requantization
-        gemm = QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: f[0], depth: depth)
+        gemm = QuantizedMatrixMultiply(layer, signed: signed, columns: f[0], depth: depth, kernels: context.kernels)
+        scratchBytes = try gemm.scratchBytes(rows: rows, context.arithmetic)
     }
 
     func run(_ memory: TensorMemory) {
-        let widened = memory.scratch.assumingMemoryBound(to: Int16.self)
-        if signed { widen(memory.raw(input).assumingMemoryBound(to: Int8.self), widened) } else { widen(memory.raw(input).assumingMemoryBound(to: UInt8.self), widened) }
         // One row (the classifiers' heads) has no rows to split: threads take panels of output units instead.
-        memory.parallel.forEach(gemm.panelCount, minimumPerThread: 4, Panels(kernel: self, a: widened, c: memory.raw(output)))
+        let minimum = KernelConfig.quantizedFullyConnectedMinimumPanelsPerThread
+        switch gemm {
+        case let .pairs(pairs):
+            let widened = memory.scratch.assumingMemoryBound(to: Int16.self)
+            if signed { widen(memory.raw(input).assumingMemoryBound(to: Int8.self), widened, pairs) } else { widen(memory.raw(input).assumingMemoryBound(to: UInt8.self), widened, pairs) }
+            memory.parallel.forEach(gemm.panelCount, minimumPerThread: minimum, Panels(kernel: self, gemm: pairs, a: widened, c: memory.raw(output)))
+        case let .quads(dot):
+            let source = UnsafePointer(memory.raw(input).assumingMemoryBound(to: UInt8.self))
+            let a: UnsafePointer<UInt8>
+            if dot.depth == depth && dot.inputOffset == 0 {
+                a = source
+            } else {
+                let rowsOfA = memory.scratch.assumingMemoryBound(to: UInt8.self)
+                for r in 0..<rows {
+                    copyBytes(source + r * depth, to: rowsOfA + r * dot.depth, count: depth, flip: dot.inputOffset)
+                    (rowsOfA + r * dot.depth + depth).initialize(repeating: 0, count: dot.depth - depth)
+                }
+                a = UnsafePointer(rowsOfA)
+            }
+            let sums = (memory.scratch + QuantizedMatrixMultiply.rowSumOffset(rows * dot.depth)).assumingMemoryBound(to: Int32.self)
+            if dot.needsRowSums {
+                for r in 0..<rows { sums[r] = QuantizedDotGEMM.rowSum(a + r * dot.depth, count: dot.depth) }
+            }
+            memory.parallel.forEach(gemm.panelCount, minimumPerThread: minimum, QuadPanels(
+                kernel: self, gemm: dot, a: a, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, c: memory.raw(output)))
+        }
     }
 
-    private func widen<Element: QuantizedElement>(_ source: UnsafePointer<Element>, _ widened: UnsafeMutablePointer<Int16>) {
+    private func widen<Element: QuantizedElement>(_ source: UnsafePointer<Element>, _ widened: UnsafeMutablePointer<Int16>, _ gemm: QuantizedGEMM) {
         let zero = Int16(inputZeroPoint)
         for r in 0..<rows {
             let row = widened + r * gemm.depth
@@ -52,13 +76,31 @@ struct QuantizedFullyConnectedKernel: Kernel {
         }
     }
 
+    private struct QuadPanels: ParallelLoop {
+        let kernel: QuantizedFullyConnectedKernel
+        let gemm: QuantizedDotGEMM
+        let a: UnsafePointer<UInt8>
+        let rowSums: UnsafePointer<Int32>?
+        let c: UnsafeMutableRawPointer
+
+        func run(_ panels: Range<Int>) {
+            if kernel.signed {
+                gemm.run(a: a, lda: gemm.depth, rowSums: rowSums, rows: 0..<kernel.rows, c: c.assumingMemoryBound(to: Int8.self),
+                         ldc: gemm.columns, requantization: kernel.requantization, panels: panels)
+            } else {
+                gemm.run(a: a, lda: gemm.depth, rowSums: rowSums, rows: 0..<kernel.rows, c: c.assumingMemoryBound(to: UInt8.self),
+                         ldc: gemm.columns, requantization: kernel.requantization, panels: panels)
+            }
+        }
+    }
+
     private struct Panels: ParallelLoop {
         let kernel: QuantizedFullyConnectedKernel
+        let gemm: QuantizedGEMM
         let a: UnsafeMutablePointer<Int16>
         let c: UnsafeMutableRawPointer
 
         func run(_ panels: Range<Int>) {
-            let gemm = kernel.gemm
             if kernel.signed {
                 gemm.run(a: a, lda: gemm.depth, rows: 0..<kernel.rows, c: c.assumingMemoryBound(to: Int8.self), ldc: gemm.columns,
                          requantization: kernel.requantization, panels: panels)

@@ -11,7 +11,7 @@ import VisionTasksEngineSIMD
 /// multiply-add pairs the same way.
 struct QuantizedGEMM: Sendable {
     static let panelWidth = WeightPanels.width
-    static let tileRows = 4
+    static let tileRows = KernelConfig.quantizedPairTileRows
     /// int16 weights, pairs of depth steps per column.
     let panels: [Int16]
     /// Bias per column, padded to whole panels.

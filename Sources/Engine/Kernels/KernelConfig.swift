@@ -1,0 +1,72 @@
+/// Which micro-kernels the operators call, and the tuning thresholds that were literals inside them: the one place
+/// that knows the instruction-set tier the build targets (XNNPACK keeps this in `src/configs/*-config.c`, chosen at
+/// run time; ours is chosen at build time by the target CPU, see Package.swift and tools/tuned-build-env).
+///
+/// Operators read it once, when the plan builds their kernel, and keep the micro-kernel they chose: an invoke never
+/// asks again. A plan can be built with another configuration than the build's (``ExecutionPlan/init(model:
+/// memoryBudget:kernels:)``), which is how the tests run the VNNI tier's algorithm on a CPU without VNNI.
+public struct KernelConfig: Sendable, Equatable {
+    /// Instruction-set tiers, lowest first.
+    public enum Tier: String, Sendable, CaseIterable {
+        /// No SIMD assumptions beyond the architecture's baseline (a dependent's plain x86-64 build).
+        case portable
+        /// AVX2 + FMA on x86-64 (`haswell` and later), or arm64 with NEON and FMA.
+        case avx2
+        /// AVX-512 F/BW/DQ/VL: 32 registers of 16 floats (`skylake-avx512`).
+        case avx512
+        /// AVX-512 with VNNI's `vpdpbusd` (`cascadelake`, `icelake-server`, `sapphirerapids`, `znver4`, `znver5`).
+        case avx512VNNI
+    }
+
+    /// How quantized convolutions and fully connected layers multiply.
+    public enum QuantizedGEMMKernel: String, Sendable {
+        /// ``QuantizedGEMM``: input and filter less their zero points as int16, `vpmaddwd` on pairs of depth steps.
+        case int16Pairs
+        /// ``QuantizedDotGEMM``: input as unsigned bytes and filter as signed bytes, `vpdpbusd` on quads of depth
+        /// steps, the zero points corrected through the bias and one sum per row (XNNPACK's VNNI kernels' scheme).
+        case int8Quads
+    }
+
+    /// The tier this build was compiled for.
+    public static let compiledTier: Tier = {
+        #if VISION_TASKS_AVX512VNNI
+        return .avx512VNNI
+        #elseif VISION_TASKS_AVX512
+        return .avx512
+        #elseif VISION_TASKS_FMA || arch(arm64)
+        return .avx2
+        #else
+        return .portable
+        #endif
+    }()
+
+    /// What the build's tier runs best.
+    public static let compiled = KernelConfig(tier: compiledTier)
+
+    public var tier: Tier
+    public var quantizedGEMM: QuantizedGEMMKernel
+
+    /// The micro-kernels a tier runs best; only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated
+    /// and several times slower than pairs.
+    public init(tier: Tier) {
+        self.tier = tier
+        quantizedGEMM = tier == .avx512VNNI ? .int8Quads : .int16Pairs
+    }
+
+    // Tuning thresholds, by the kernel that uses them.
+
+    /// ``PackedGEMM``: filters up to this size are kept cached whole (a quarter of Zen 2's 512 KB L2 per core).
+    static let residentWeightBytes = 128 << 10
+    /// ``PackedGEMM``: rows of A per chunk when the filter is resident: half of a 32 KB L1 data cache.
+    static let chunkBytes = 16 << 10
+    /// ``QuantizedGEMM``: rows per full tile (4 × 16 in eight SIMD8<Int32> accumulators; AVX2 has 16 registers).
+    static let quantizedPairTileRows = 4
+    /// ``QuantizedDotGEMM``: rows per tile. One 16-lane accumulator per row; twelve independent `vpdpbusd` chains
+    /// cover its latency of 5 cycles at two a cycle (Zen 4, Ice Lake), and twelve accumulators, the weights and the
+    /// broadcasts fit AVX-512's 32 registers with room to spare.
+    static let quantizedQuadTileRows = 12
+    /// Quantized convolutions: output pixels per thread below which a band is not split further.
+    static let quantizedConvolutionMinimumPixelsPerThread = 16
+    /// Quantized fully connected layers: 16-column panels per thread below which the units are not split further.
+    static let quantizedFullyConnectedMinimumPanelsPerThread = 4
+}

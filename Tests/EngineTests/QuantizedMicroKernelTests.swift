@@ -1,0 +1,173 @@
+@testable import VisionTasksEngine
+import XCTest
+
+/// The quantized GEMM micro-kernels of every tier against a scalar reference: the int32 sum of (a − z_a)(w − z_w) plus
+/// the bias, computed in Int64, then ``Requantization``'s one rounding. The int16-pair tiles (``QuantizedGEMM``, the
+/// AVX2 tier) and the byte-quad tiles (``QuantizedDotGEMM``, the VNNI tier: `vpdpbusd` in a VNNI build, its exact
+/// emulation elsewhere) must both equal it byte for byte, over shapes that leave every kind of tail: rows past a
+/// whole tile, columns past a whole panel or inside half of one, depths that are not a multiple of two or four.
+/// LiteRT's own outputs for the real models are QuantizedGoldenTests' business; this finds a tail or a zero-point
+/// correction that the models' shapes happen not to reach.
+final class QuantizedMicroKernelTests: XCTestCase {
+    /// A small deterministic generator (SplitMix64), so that a failure is the same failure on every run.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    struct Case: CustomStringConvertible {
+        let rows: Int, columns: Int, depth: Int
+        let signed: Bool
+        let inputZero: Int32
+        /// Per column (all equal for a per-tensor filter).
+        let filterZeros: [Int32]
+        let a: [Int32], w: [Int32], bias: [Int32], scales: [Float]
+        let output: Quantization
+        var description: String {
+            "\(rows)×\(columns)×\(depth) \(signed ? "int8" : "uint8") z_a \(inputZero) z_w \(Set(filterZeros).sorted().prefix(3))"
+        }
+    }
+
+    static func makeCase(rows: Int, columns: Int, depth: Int, signed: Bool, perChannel: Bool, _ g: inout Generator) -> Case {
+        let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
+        let filterZeros: [Int32]
+        if signed {
+            filterZeros = Array(repeating: 0, count: columns)  // TFLite's int8 filters are symmetric
+        } else if perChannel {
+            filterZeros = (0..<columns).map { _ in Int32.random(in: range, using: &g) }
+        } else {
+            // 128 needs no row sums (W₀ = 0); any other value does.
+            let z: Int32 = Bool.random(using: &g) ? 128 : Int32.random(in: range, using: &g)
+            filterZeros = Array(repeating: z, count: columns)
+        }
+        let a = (0..<rows * depth).map { _ in Int32.random(in: range, using: &g) }
+        let w = (0..<columns * depth).map { _ in Int32.random(in: range, using: &g) }
+        let bias = (0..<columns).map { _ in Int32.random(in: -20000...20000, using: &g) }
+        // Scales that spread the sums over the output range (a sum's spread grows with √depth).
+        let typical = Float(128 * 128) * Float(depth).squareRoot()
+        let scales = (0..<columns).map { _ in Float.random(in: 20...200, using: &g) / typical }
+        let output = Quantization(scale: 1, zeroPoint: Int32.random(in: range, using: &g), range: range)
+        return Case(rows: rows, columns: columns, depth: depth, signed: signed, inputZero: Int32.random(in: range, using: &g),
+                    filterZeros: filterZeros, a: a, w: w, bias: bias, scales: scales, output: output)
+    }
+
+    static func reference(_ c: Case) -> [UInt8] {
+        let requantization = Requantization(output: c.output, bounds: c.output.range)
+        var out = [UInt8]()
+        for r in 0..<c.rows {
+            for n in 0..<c.columns {
+                var sum = Int64(c.bias[n])
+                for k in 0..<c.depth {
+                    sum += Int64(c.a[r * c.depth + k] - c.inputZero) * Int64(c.w[n * c.depth + k] - c.filterZeros[n])
+                }
+                out.append(UInt8(truncatingIfNeeded: requantization(Int32(sum), scale: c.scales[n])))
+            }
+        }
+        return out
+    }
+
+    /// The int16-pair tiles, fed as the convolution feeds them.
+    static func pairs(_ c: Case) -> [UInt8] {
+        let weights = (0..<c.columns * c.depth).map { Int16(c.w[$0] - c.filterZeros[$0 / c.depth]) }
+        let gemm = QuantizedGEMM(weights: weights, bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth)
+        var a = [Int16](repeating: 0, count: c.rows * gemm.depth)
+        for r in 0..<c.rows { for k in 0..<c.depth { a[r * gemm.depth + k] = Int16(c.a[r * c.depth + k] - c.inputZero) } }
+        return run(c) { out in
+            if c.signed {
+                gemm.run(a: a, lda: gemm.depth, rows: 0..<c.rows, c: out.assumingMemoryBound(to: Int8.self), ldc: c.columns,
+                         requantization: Requantization(output: c.output, bounds: c.output.range))
+            } else {
+                gemm.run(a: a, lda: gemm.depth, rows: 0..<c.rows, c: out.assumingMemoryBound(to: UInt8.self), ldc: c.columns,
+                         requantization: Requantization(output: c.output, bounds: c.output.range))
+            }
+        }
+    }
+
+    /// The byte-quad tiles, fed as the convolution feeds them: bytes made unsigned, zero pad, row sums if asked for.
+    static func quads(_ c: Case, firstRow: Int = 0) -> [UInt8] {
+        let weights = (0..<c.columns * c.depth).map { Int16(c.w[$0] - c.filterZeros[$0 / c.depth]) }
+        let gemm = QuantizedDotGEMM(weights: weights, filterZeroPoints: c.filterZeros, signed: c.signed, inputZeroPoint: c.inputZero,
+                                    bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth)
+        var a = [UInt8](repeating: 0, count: c.rows * gemm.depth)
+        for r in 0..<c.rows {
+            for k in 0..<c.depth { a[r * gemm.depth + k] = UInt8(truncatingIfNeeded: c.a[r * c.depth + k]) ^ gemm.inputOffset }
+        }
+        let sums = (0..<c.rows).map { r in a.withUnsafeBufferPointer { QuantizedDotGEMM.rowSum($0.baseAddress! + r * gemm.depth, count: gemm.depth) } }
+        return run(c) { out in
+            sums.withUnsafeBufferPointer { sums in
+                let rowSums = gemm.needsRowSums ? sums.baseAddress! : nil
+                let requantization = Requantization(output: c.output, bounds: c.output.range)
+                // Two calls, split at `firstRow`, as two threads' bands would be.
+                for rows in [0..<firstRow, firstRow..<c.rows] where !rows.isEmpty {
+                    if c.signed {
+                        gemm.run(a: a, lda: gemm.depth, rowSums: rowSums, rows: rows, c: out.assumingMemoryBound(to: Int8.self),
+                                 ldc: c.columns, requantization: requantization)
+                    } else {
+                        gemm.run(a: a, lda: gemm.depth, rowSums: rowSums, rows: rows, c: out.assumingMemoryBound(to: UInt8.self),
+                                 ldc: c.columns, requantization: requantization)
+                    }
+                }
+            }
+        }
+    }
+
+    static func run(_ c: Case, _ body: (UnsafeMutableRawPointer) -> Void) -> [UInt8] {
+        var out = [UInt8](repeating: 0xA5, count: c.rows * c.columns)
+        out.withUnsafeMutableBytes { body($0.baseAddress!) }
+        return out
+    }
+
+    func testBothTiersEqualTheScalarReference() {
+        var g = Generator(state: 33)
+        var checked = 0, rowSumCases = 0
+        for signed in [false, true] {
+            for perChannel in [false, true] where !(signed && perChannel) {
+                for (rows, columns, depth) in [(1, 1, 1), (1, 1000, 1280), (3, 16, 4), (5, 17, 3), (12, 8, 5), (13, 24, 67),
+                                               (25, 40, 130), (4, 33, 27), (24, 48, 288), (7, 1, 9)] {
+                    let c = Self.makeCase(rows: rows, columns: columns, depth: depth, signed: signed, perChannel: perChannel, &g)
+                    let expected = Self.reference(c)
+                    XCTAssertEqual(Self.pairs(c), expected, "int16 pairs, \(c)")
+                    XCTAssertEqual(Self.quads(c, firstRow: rows / 3), expected, "byte quads, \(c)")
+                    if c.filterZeros.contains(where: { $0 != (signed ? 0 : 128) }) { rowSumCases += 1 }
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertEqual(checked, 30)
+        // The row-sum correction must have been exercised, not only the cases that skip it.
+        XCTAssertGreaterThan(rowSumCases, 5)
+    }
+
+    /// Extreme bytes and zero points: every product at its largest magnitude, the sum's wrap-free range.
+    func testExtremeValues() {
+        for signed in [false, true] {
+            let range: ClosedRange<Int32> = signed ? -128...127 : 0...255
+            for (aValue, wValue, inputZero, filterZero) in [(range.upperBound, range.upperBound, range.lowerBound, signed ? 0 : range.lowerBound),
+                                                            (range.lowerBound, range.upperBound, range.upperBound, signed ? 0 : range.lowerBound),
+                                                            (range.lowerBound, range.lowerBound, range.upperBound, signed ? 0 : range.upperBound)] {
+                let rows = 13, columns = 17, depth = 1283
+                let c = Case(rows: rows, columns: columns, depth: depth, signed: signed, inputZero: inputZero,
+                             filterZeros: Array(repeating: filterZero, count: columns),
+                             a: Array(repeating: aValue, count: rows * depth), w: Array(repeating: wValue, count: columns * depth),
+                             bias: (0..<columns).map { Int32($0 * 1000 - 8000) }, scales: Array(repeating: 1e-6, count: columns),
+                             output: Quantization(scale: 1, zeroPoint: signed ? 0 : 128, range: range))
+                let expected = Self.reference(c)
+                XCTAssertEqual(Self.pairs(c), expected, "int16 pairs, \(c)")
+                XCTAssertEqual(Self.quads(c, firstRow: 5), expected, "byte quads, \(c)")
+            }
+        }
+    }
+
+    /// The compiled tier picks the quads only where `vpdpbusd` is in the build; the others keep the pairs.
+    func testCompiledTierChoosesItsGEMM() {
+        XCTAssertEqual(KernelConfig.compiled.tier, KernelConfig.compiledTier)
+        XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, KernelConfig.compiledTier == .avx512VNNI ? .int8Quads : .int16Pairs)
+        print("kernel tier of this build: \(KernelConfig.compiledTier.rawValue)")
+    }
+}
