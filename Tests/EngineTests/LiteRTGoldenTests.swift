@@ -144,4 +144,35 @@ final class LiteRTGoldenTests: XCTestCase {
         }
         print("end-to-end against LiteRT:\n" + report.joined(separator: "\n"))
     }
+
+    /// The AVX-512 tier's wide float tiles give bit for bit the AVX2 tier's results (each output is still the bias
+    /// plus its products fused in depth order), at one and two threads; on a CPU without AVX-512 they run as pairs of
+    /// AVX2 registers, more slowly, which is what lets every host check it.
+    func testFloatTilesOfEveryTierAgree() throws {
+        let tiers = [KernelConfig(tier: .avx2), KernelConfig(tier: .avx512)]
+        XCTAssertNotEqual(tiers[0].floatGEMM, tiers[1].floatGEMM)
+        for golden in try Self.goldens() {
+            let label = "\(golden.bundle)#\(golden.member)"
+            var outputs: [[Float]]? = nil
+            for kernels in tiers {
+                for threads in [1, 2] where threads == 1 || kernels != .compiled {
+                    let interpreter = try Interpreter(path: Repository.modelPath(golden.bundle), member: golden.member.isEmpty ? nil : golden.member,
+                                                      threads: threads, kernels: kernels)
+                    for (position, tensor) in golden.inputs.enumerated() {
+                        try interpreter.setInput(position, bytes: try XCTUnwrap(golden.tensors[tensor]).bytes)
+                    }
+                    interpreter.invoke()
+                    let ours = try golden.outputs.indices.map { try interpreter.outputFloats($0) }
+                    if let outputs {
+                        for (k, (a, b)) in zip(outputs, ours).enumerated() {
+                            XCTAssertTrue(a.elementsEqual(b) { $0.bitPattern == $1.bitPattern },
+                                          "\(label) output \(k): \(kernels.floatGEMM) at \(threads) threads differs from \(tiers[0].floatGEMM)")
+                        }
+                    } else {
+                        outputs = ours
+                    }
+                }
+            }
+        }
+    }
 }

@@ -85,7 +85,7 @@ struct Conv2DKernel: EpilogueFusable {
         // filters of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 × 256 ×
         // 8 → 8 with a residual: 0.93 → 0.64 ms).
         packed = (weights.count <= 1 << 18 && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16)) || y.output * x.output <= 64
-            ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c) : nil
+            ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
         stem = packed != nil && activation != .tanh
             ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
     }

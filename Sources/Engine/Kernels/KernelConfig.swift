@@ -18,6 +18,14 @@ public struct KernelConfig: Sendable, Equatable {
         case avx512VNNI
     }
 
+    /// How float convolutions tile their packed GEMM (``PackedGEMM``).
+    public enum FloatGEMMKernel: String, Sendable {
+        /// 6 × 16 tiles in twelve SIMD8<Float> accumulators: AVX2's 16 registers.
+        case sixBySixteen
+        /// 8 × 32 tiles (two panels) in sixteen SIMD16<Float> accumulators: AVX-512's 32 registers.
+        case wideTiles
+    }
+
     /// How quantized convolutions and fully connected layers multiply.
     public enum QuantizedGEMMKernel: String, Sendable {
         /// ``QuantizedGEMM``: input and filter less their zero points as int16, `vpmaddwd` on pairs of depth steps.
@@ -44,12 +52,15 @@ public struct KernelConfig: Sendable, Equatable {
     public static let compiled = KernelConfig(tier: compiledTier)
 
     public var tier: Tier
+    public var floatGEMM: FloatGEMMKernel
     public var quantizedGEMM: QuantizedGEMMKernel
 
-    /// The micro-kernels a tier runs best; only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated
-    /// and several times slower than pairs.
+    /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
+    /// accumulators spill on AVX2, and only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated and
+    /// slower than pairs; either still computes the same numbers anywhere.
     public init(tier: Tier) {
         self.tier = tier
+        floatGEMM = tier == .avx512 || tier == .avx512VNNI ? .wideTiles : .sixBySixteen
         quantizedGEMM = tier == .avx512VNNI ? .int8Quads : .int16Pairs
     }
 

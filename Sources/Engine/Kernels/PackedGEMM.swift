@@ -17,11 +17,14 @@ struct PackedGEMM: Sendable {
     let bias: [Float]
     let depth: Int
     let columns: Int
+    /// Whether pairs of whole panels go through the AVX-512 tier's 8 × 32 tile (``KernelConfig/floatGEMM``).
+    let wideTiles: Bool
     var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
 
     /// - Parameter weights: row-major [columns × depth] (TFLite's [out, in] / OHWI layout).
-    init(weights: [Float], bias: [Float], columns: Int, depth: Int) {
+    init(weights: [Float], bias: [Float], columns: Int, depth: Int, kernels: KernelConfig = .compiled) {
         self.depth = depth
+        wideTiles = kernels.floatGEMM == .wideTiles
         self.columns = columns
         let panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
         panels = WeightPanels.pack(columns: columns, depth: depth, group: 1, zero: 0) { weights[$0 * depth + $1] }
@@ -64,7 +67,10 @@ struct PackedGEMM: Sendable {
                     var panel = panelRange.lowerBound
                     while panel < panelRange.upperBound {
                         let group = panel..<min(panel + 4, panelRange.upperBound)
-                        for panel in group { runPanel(panel, rows, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
+                        runPanels(group, rows, { runPanel($0, rows, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) },
+                                  wide: { runPanelPair($0, rows, a, lda, c, ldc, panels, bias, clamp) { column0, row, count in
+                                      tileEpilogue?.panel(column0).apply(c, row: row, column: column0, ldc, rows: count, Self.panelWidth)
+                                  } })
                         if let single { singleRow(single, group, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
                         panel = group.upperBound
                     }
@@ -75,7 +81,10 @@ struct PackedGEMM: Sendable {
                     var start = rows.lowerBound
                     while start < rows.upperBound {
                         let end = min(rows.upperBound, start + chunk)
-                        for panel in panelRange { runPanel(panel, start..<end, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
+                        runPanels(panelRange, start..<end, { runPanel($0, start..<end, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) },
+                                  wide: { runPanelPair($0, start..<end, a, lda, c, ldc, panels, bias, clamp) { column0, row, count in
+                                      tileEpilogue?.panel(column0).apply(c, row: row, column: column0, ldc, rows: count, Self.panelWidth)
+                                  } })
                         start = end
                     }
                     if let single { singleRow(single, panelRange, a, lda, c, ldc, panels, bias, clamp, tileEpilogue) }
