@@ -84,7 +84,8 @@ struct Conv2DKernel: EpilogueFusable {
         // kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill — except
         // filters of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 × 256 ×
         // 8 → 8 with a residual: 0.93 → 0.64 ms).
-        packed = (weights.count <= 1 << 18 && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16)) || y.output * x.output <= 64
+        packed = (weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
+            || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
         stem = packed != nil && activation != .tanh
             ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
@@ -97,11 +98,11 @@ struct Conv2DKernel: EpilogueFusable {
             let destination = memory.floats(output) + b * pixels * outputChannels
             let addend = epilogue?.addend(in: memory, offset: b * pixels * addendStride)
             if isDirect {
-                memory.parallel.forEach(pixels, minimumPerThread: 256, DirectPixels(kernel: self, source: source, destination: destination, addend: addend))
+                memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.directConvolutionMinimumPixelsPerThread, DirectPixels(kernel: self, source: source, destination: destination, addend: addend))
                 continue
             }
             if let stem {
-                memory.parallel.forEach(y.output, minimumPerThread: 2, StemRows(
+                memory.parallel.forEach(y.output, minimumPerThread: KernelConfig.stemRowsMinimumPerThread, StemRows(
                     kernel: self, stem: stem, source: source, destination: destination, addend: addend,
                     scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
                 continue
@@ -113,7 +114,7 @@ struct Conv2DKernel: EpilogueFusable {
                 continue
             }
             // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
-            memory.parallel.forEach(pixels, minimumPerThread: 64, Pixels(
+            memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, Pixels(
                 kernel: self, source: source, destination: destination, addend: addend, scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
         }
     }

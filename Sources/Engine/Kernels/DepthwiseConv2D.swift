@@ -103,7 +103,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 if blockCount > 1 {
                     memory.parallel.forEach(blockCount, PaddedBlocks(kernel: self, source: source, padded: padded, destination: destination, addend: addend))
                 } else {
-                    memory.parallel.forEach(paddedSize.height, minimumPerThread: 4, PadRows(kernel: self, source: source, padded: padded))
+                    memory.parallel.forEach(paddedSize.height, minimumPerThread: KernelConfig.paddedRowsMinimumPerThread, PadRows(kernel: self, source: source, padded: padded))
                     memory.parallel.forEach(y.output, minimumPerThread: minimumRowsPerThread,
                                             PaddedRows(kernel: self, padded: padded, destination: destination, addend: addend))
                 }

@@ -65,7 +65,7 @@ struct ElementwiseBinaryKernel: Kernel {
             let inner = plan.strides[dimensions.count - 1], outer = dimensions.count == 2 ? plan.strides[0] : (0, 0)
             let geometry = Rows(kernel: self, a: x, b: y, output: out, count: count, outer: outer, inner: inner)
             if rows == 1 {
-                memory.parallel.forEach(count, minimumPerThread: 1 << 13, Slices(rows: geometry))
+                memory.parallel.forEach(count, minimumPerThread: KernelConfig.elementwiseMinimumPerThread, Slices(rows: geometry))
             } else {
                 memory.parallel.forEach(rows, minimumPerThread: max(1, (1 << 13) / max(count, 1)), geometry)
             }

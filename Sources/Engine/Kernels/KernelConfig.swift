@@ -76,6 +76,21 @@ public struct KernelConfig: Sendable, Equatable {
     /// cover its latency of 5 cycles at two a cycle (Zen 4, Ice Lake), and twelve accumulators, the weights and the
     /// broadcasts fit AVX-512's 32 registers with room to spare.
     static let quantizedQuadTileRows = 12
+    /// ``Conv2DKernel``: filters of up to this many weights (1 MB) go through ``PackedGEMM``; larger ones to OpenBLAS.
+    static let packedFilterMaximumWeights = 1 << 18
+    /// ``Conv2DKernel``: outputs of this many pixels or fewer are matrix-vector products, which the packed panels
+    /// stream best whatever the filter's size (face landmarks' 2 × 2 × 128 → 1434 head).
+    static let matrixVectorMaximumPixels = 64
+    /// Float convolutions: output pixels per thread, direct (depth-first) and through the GEMM, and stem rows.
+    static let directConvolutionMinimumPixelsPerThread = 256
+    static let convolutionMinimumPixelsPerThread = 64
+    static let stemRowsMinimumPerThread = 2
+    /// Elementwise binary operators: elements per thread (below it a thread's wake-up costs more than the work).
+    static let elementwiseMinimumPerThread = 1 << 13
+    /// Rows per thread: pooling, bilinear resizing, a depthwise convolution's padded copy.
+    static let poolingRowsMinimumPerThread = 4
+    static let resizeRowsMinimumPerThread = 8
+    static let paddedRowsMinimumPerThread = 4
     /// Quantized convolutions: output pixels per thread below which a band is not split further.
     static let quantizedConvolutionMinimumPixelsPerThread = 16
     /// Quantized fully connected layers: 16-column panels per thread below which the units are not split further.

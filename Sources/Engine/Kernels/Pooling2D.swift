@@ -32,7 +32,7 @@ struct Pooling2DKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * y.input * x.input * channels
             let destination = memory.floats(output) + b * y.output * x.output * channels
-            memory.parallel.forEach(y.output, minimumPerThread: 4, Rows(kernel: self, source: source, destination: destination))
+            memory.parallel.forEach(y.output, minimumPerThread: KernelConfig.poolingRowsMinimumPerThread, Rows(kernel: self, source: source, destination: destination))
         }
     }
 

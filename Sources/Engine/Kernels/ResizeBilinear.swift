@@ -57,7 +57,7 @@ struct ResizeBilinearKernel: Kernel {
         for b in 0..<batch {
             let source = memory.floats(input) + b * inputHeight * inputWidth * channels
             let base = memory.floats(output) + b * rows.count * columns.count * channels
-            memory.parallel.forEach(rows.count, minimumPerThread: 8, Rows(kernel: self, source: source, destination: base))
+            memory.parallel.forEach(rows.count, minimumPerThread: KernelConfig.resizeRowsMinimumPerThread, Rows(kernel: self, source: source, destination: base))
         }
     }
 
