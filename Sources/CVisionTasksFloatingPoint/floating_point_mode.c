@@ -63,9 +63,18 @@ void floating_point_restore(unsigned int mode) { (void)mode; }
 #define TIER_DESCRIPTION "CPUs with AVX2 and FMA (VISION_TASKS_CPU=haswell or newer)"
 #endif
 
-static void vision_tasks_say(const char *text) { (void)!write(2, text, strlen(text)); }
+// A dependent passes its tier's -march to every C file too (README), this one included: the check itself is compiled
+// for the baseline x86-64, or the compiler may use the very instructions it checks for (AVX-512 moves to zero
+// `missing`, say) before it has checked.
+#if defined(__x86_64__)
+#define BASELINE __attribute__((target("arch=x86-64")))
+#else
+#define BASELINE
+#endif
 
-__attribute__((constructor)) static void vision_tasks_require_tier(void) {
+BASELINE static void vision_tasks_say(const char *text) { (void)!write(2, text, strlen(text)); }
+
+BASELINE __attribute__((constructor)) static void vision_tasks_require_tier(void) {
     __builtin_cpu_init();
     // __builtin_cpu_supports takes only a string literal, hence one line per feature.
     const char *missing[8];
