@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""MediaPipe 0.10.14's Pose, Face or Hand Landmarker or Gesture Recognizer (Python Tasks API, its own XNNPACK build),
-served for `bench pose`, `bench face`, `bench hand` and `bench gesture`.
+"""MediaPipe's Pose, Face or Hand Landmarker, Gesture Recognizer, Object Detector or Image Classifier (Python Tasks
+API, its own XNNPACK build), served for `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and
+`bench classify`. Runs under MediaPipe 1.2.3 (.cache/mediapipe-1.2.3, the bench's default) and 0.10.14
+(.cache/mediapipe, `--mediapipe 0.10.14`) alike: the Tasks API it uses is the same in both. Neither lets Python set a
+thread count; XNNPACK runs one thread on desktop Linux in both.
 
     mediapipe_landmarker_time.py TASK MODEL MODE SOURCE FRAMES
 TASK is pose, face, hand, gesture, object (MediaPipe's Object Detector) or classify (its Image Classifier), default options (face: blendshapes and transformation matrices on, as `bench face` runs ours).
 MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
-FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready`, then:
+FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready VERSION` (the
+MediaPipe it imported), then:
   image / video: for each stdin line `START COUNT`, runs frames START..START+COUNT-1 (video mode: timestamps
                  round(i * 1000 / fps), strictly increasing across requests) and prints their milliseconds;
   live:          for each stdin line `SECONDS [SCENE_START]`, feeds frames through detect_async, each as soon as the last result
                  is out (see below), for that long, waits for the last result, and prints
                  `submitted delivered seconds` (to the last result). Each frame shows the scene at the moment it is
                  sent: the clip in real time from SCENE_START seconds on, played forward and back (the bench's
-                 LiveScene).
+                 LiveScene);
+  either:        for the line `cpu`, prints `CPU_SECONDS WALL_SECONDS`: the process's CPU time (every thread) and the
+                 wall time over the image- or video-mode calls timed so far, so the bench can say how many cores
+                 MediaPipe kept busy.
 numPoses / numFaces 1 and every other option at MediaPipe's defaults, as the bench runs ours."""
 import sys
 import threading
@@ -105,8 +112,12 @@ def main():
     if mode == "image":
         for _ in range(3):
             landmarker.detect(images[0])
-    print("ready", flush=True)
+    print(f"ready {mp.__version__}", flush=True)
+    timed_cpu, timed_wall = 0.0, 0.0
     for line in sys.stdin:
+        if line.strip() == "cpu":
+            print(f"{timed_cpu:.4f} {timed_wall:.4f}", flush=True)
+            continue
         if mode == "live":
             fields = line.split()
             seconds = float(fields[0])
@@ -134,6 +145,7 @@ def main():
             continue
         start_index, n = map(int, line.split())
         samples = []
+        cpu0, wall0 = time.process_time(), time.perf_counter()
         for i in range(start_index, start_index + n):
             image = images[i % len(images)]
             t0 = time.perf_counter()
@@ -143,6 +155,8 @@ def main():
                 timestamp = max(timestamp + 1, round(i * 1000 / fps))
                 landmarker.detect_for_video(image, timestamp)
             samples.append((time.perf_counter() - t0) * 1000)
+        timed_cpu += time.process_time() - cpu0
+        timed_wall += time.perf_counter() - wall0
         print(" ".join(f"{s:.4f}" for s in samples), flush=True)
     landmarker.close()
 

@@ -12,7 +12,7 @@ extension VisionTask {
 }
 
 /// `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and `bench classify`: a landmarker end to end, per stage, in image, video or live-stream mode, with
-/// MediaPipe's own pipeline on the same frames beside it.
+/// MediaPipe's own pipeline on the same frames beside it (1.2.3, the current release, unless `--mediapipe 0.10.14`).
 enum LandmarkerBenchmark {
     /// What each task's job runs by default, and the models of its bundle that LiteRT times for comparison.
     struct Task {
@@ -58,7 +58,13 @@ enum LandmarkerBenchmark {
         var rounds = 2
         /// Pose: segmentation masks on both sides (MediaPipe's default is off).
         var segmentationMasks = false
+        /// The MediaPipe release ours is compared with: a key of `mediapipeVenvs`.
+        var mediapipe = "1.2.3"
     }
+
+    /// The MediaPipe releases tools/setup installs (best effort), each in a venv of its own: the current one, and
+    /// 0.10.14 (2024), which the older figures in BENCHMARKS.md were taken against.
+    static let mediapipeVenvs = ["1.2.3": ".cache/mediapipe-1.2.3/bin/python", "0.10.14": ".cache/mediapipe/bin/python"]
 
     static func parse(_ arguments: [String], task: Task) throws -> Arguments {
         var a = Arguments(model: task.model, image: task.image, video: task.video)
@@ -83,11 +89,16 @@ enum LandmarkerBenchmark {
             case "--frames":
                 guard let n = Int(value), n > 0 else { throw BenchError("--frames takes a positive number") }
                 a.frames = n
+            case "--mediapipe":
+                guard mediapipeVenvs[value] != nil else {
+                    throw BenchError("--mediapipe is \(mediapipeVenvs.keys.sorted().reversed().joined(separator: " or ")) (1.2.3 unless given)")
+                }
+                a.mediapipe = value
             case "--segmentation-masks":
                 guard task.name == "pose", ["on", "off"].contains(value) else { throw BenchError("--segmentation-masks (pose) is on or off") }
                 a.segmentationMasks = value == "on"
             default:
-                throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads --segmentation-masks)")
+                throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads --mediapipe --segmentation-masks)")
             }
         }
         return a
@@ -110,19 +121,37 @@ enum LandmarkerBenchmark {
         let runningMode: RunningMode = a.mode == "image" ? .image : a.mode == "video" ? .video : .liveStream
         let sink = LiveSink()
         let (landmarker, described) = try make(task, a, runningMode: runningMode, sink: sink)
-        print("\(task.name): \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), \(described), \(a.threads.map { "\($0) threads" } ?? "every core") (MediaPipe: its own default)")
+        // Ours at its default (every core, or --threads) and, in image and video modes, at one thread too: MediaPipe's
+        // XNNPACK runs one thread on desktop Linux (GetXnnpackDefaultNumThreads: more only on Android, iOS and the
+        // web), so the second ratio is one inference thread each. (Its graph's calculators run on MediaPipe's own
+        // executor threads; the CPU-time line after the ratios shows how much of more than one core it used.)
+        let threads = a.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        var oneThreadArguments = a
+        oneThreadArguments.threads = 1
+        let oneThread: (any VisionTask)? = a.mode != "live" && threads != 1 ? try make(task, oneThreadArguments, runningMode: runningMode, sink: LiveSink()).0 : nil
+        print("\(task.name): \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), \(described), ours at \(threads) thread\(threads == 1 ? "" : "s")\(a.threads == nil ? " (every core, the default)" : "")\(oneThread == nil ? "" : " and at 1 thread")")
 
-        // MediaPipe 0.10.14 on the same frames, in its own process; the two take turns (a batch each).
-        let mediapipe = ServedScript(pythons: [".cache/mediapipe/bin/python"], script: "tools/mediapipe_landmarker_time.py",
-                                     arguments: [task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+        // MediaPipe on the same frames, in its own process; the sides take turns (a batch each).
+        let venv = mediapipeVenvs[a.mediapipe]!
+        let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
+            ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
+                           arguments: [task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+            : nil
+        // The version the script imported, as it says; the one asked for if it says none.
+        let theirName = "MediaPipe \(mediapipe.map { $0.readyDetails.isEmpty ? a.mediapipe : $0.readyDetails } ?? a.mediapipe)"
         if mediapipe == nil {
-            print("MediaPipe is not installed (tools/setup puts mediapipe==0.10.14 into .cache/mediapipe): ours alone")
+            print("\(theirName) is not installed or refused the model (tools/setup puts it into \(venv.replacingOccurrences(of: "/bin/python", with: ""))): ours alone")
+        } else {
+            print("compared with \(theirName) (\(venv)), its defaults: one XNNPACK thread")
         }
         defer { mediapipe?.close() }
 
         // Warm-up, then measure.
         let warmup = a.mode == "image" ? 3 : 0
-        for _ in 0..<warmup { try landmarker.processFrame(first, timestampInMilliseconds: nil) }
+        for _ in 0..<warmup {
+            try landmarker.processFrame(first, timestampInMilliseconds: nil)
+            try oneThread?.processFrame(first, timestampInMilliseconds: nil)
+        }
         let before = landmarker.stageTimings
         var frameCount = 0
         if a.mode == "live" {
@@ -173,41 +202,65 @@ enum LandmarkerBenchmark {
                              (a.image as NSString).lastPathComponent, imageRate, ratios.last!))
                 if let reply = mediapipe?.request("3 \(sceneStart)"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }), fields.count == 3 {
                     theirs.append(fields[1] / fields[2])
-                    print(String(format: "live, MediaPipe: %4d of %4d frames gave a result in %.2f s: %.1f results/s", Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
+                    print(String(format: "live, %@: %4d of %4d frames gave a result in %.2f s: %.1f results/s", theirName as NSString, Int(fields[1]), Int(fields[0]), fields[2], theirs.last!))
                 }
             }
             print(String(format: "live: ours %.1f results/s, %.2f × our image-mode frames per second (median of %d rounds' ratios)",
                          median(ours), median(ratios), ratios.count))
             if !theirs.isEmpty {
-                print(String(format: "live: ours %.1f results/s, MediaPipe %.1f results/s: ours / MediaPipe = %.2f × the throughput",
-                             median(ours), median(theirs), median(ours) / median(theirs)))
+                print(String(format: "live: ours %.1f results/s, %@ %.1f results/s: ours / MediaPipe = %.2f × the throughput",
+                             median(ours), theirName as NSString, median(theirs), median(ours) / median(theirs)))
             }
         } else {
-            var ours: [Double] = [], theirs: [Double] = [], ratios: [Double] = []
+            // Turns of a batch each: ours at its default threads, ours at one thread (a pipeline of its own, with its
+            // own tracking state in video mode, on the same frames), MediaPipe.
+            var ours: [Double] = [], oursOne: [Double] = [], theirs: [Double] = [], ratios: [Double] = [], oneRatios: [Double] = []
             let batch = 10
+            func time(_ pipeline: any VisionTask, _ batchFrames: ArraySlice<(MPImage, Int)>) throws -> [Double] {
+                try batchFrames.map { image, timestamp in
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    try pipeline.processFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
+                    return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                }
+            }
             for batchStart in stride(from: 0, to: frames.count, by: batch) {
                 let batchFrames = frames[batchStart..<min(batchStart + batch, frames.count)]
-                var mine: [Double] = []
-                for (image, timestamp) in batchFrames {
-                    let t0 = DispatchTime.now().uptimeNanoseconds
-                    try landmarker.processFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
-                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
-                }
+                let mine = try time(landmarker, batchFrames)
                 ours += mine
                 frameCount += mine.count
+                let mineOne = try oneThread.map { try time($0, batchFrames) } ?? []
+                oursOne += mineOne
                 if let reply = mediapipe?.request("\(batchStart) \(batchFrames.count)") {
                     let samples = reply.split(separator: " ").compactMap { Double($0) }
                     if samples.count == batchFrames.count {
                         theirs += samples
                         ratios.append(median(mine) / median(samples))
+                        if !mineOne.isEmpty { oneRatios.append(median(mineOne) / median(samples)) }
                     }
                 }
             }
-            print(String(format: "per frame, ours:      median %.2f ms, mean %.2f ms", median(ours), ours.reduce(0, +) / Double(ours.count)))
+            func mean(_ samples: [Double]) -> Double { samples.reduce(0, +) / Double(samples.count) }
+            let oursLabel = "ours (\(threads) thread\(threads == 1 ? "" : "s"))"
+            let width = max(oursLabel.count, theirName.count, "ours (1 thread)".count)
+            func label(_ text: String) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+            print(String(format: "per frame, %@: median %.2f ms, mean %.2f ms", label(oursLabel) as NSString, median(ours), mean(ours)))
+            if !oursOne.isEmpty {
+                print(String(format: "per frame, %@: median %.2f ms, mean %.2f ms", label("ours (1 thread)") as NSString, median(oursOne), mean(oursOne)))
+            }
             if !theirs.isEmpty {
-                print(String(format: "per frame, MediaPipe: median %.2f ms, mean %.2f ms", median(theirs), theirs.reduce(0, +) / Double(theirs.count)))
-                print(String(format: "ours / MediaPipe: %.2f (median over %d turns of %d frames each; below 1 is faster)",
-                             median(ratios), ratios.count, batch))
+                print(String(format: "per frame, %@: median %.2f ms, mean %.2f ms", label(theirName) as NSString, median(theirs), mean(theirs)))
+                print(String(format: "ours / %@ at %d thread%@: %.2f (median over %d turns of %d frames each; below 1 is faster)",
+                             theirName as NSString, threads, (threads == 1 ? " each" : "s, ours' default") as NSString, median(ratios), ratios.count, batch))
+                if !oneRatios.isEmpty {
+                    print(String(format: "ours / %@ at 1 thread each: %.2f (same turns)", theirName as NSString, median(oneRatios)))
+                }
+                // How many cores MediaPipe kept busy while it was timed: its XNNPACK is one thread, but its graph's
+                // calculators run on an executor of its own. Above 1 it ran more than one core at a time (on a loaded
+                // host, a value below 1 says little).
+                if let reply = mediapipe?.request("cpu"), case let fields = reply.split(separator: " ").compactMap({ Double($0) }),
+                   fields.count == 2, fields[1] > 0 {
+                    print(String(format: "%@ used %.2f s of CPU in %.2f s of timed calls: %.2f cores on average", theirName as NSString, fields[0], fields[1], fields[0] / fields[1]))
+                }
             }
         }
         landmarker.waitUntilIdle()
@@ -223,7 +276,6 @@ enum LandmarkerBenchmark {
         }
         print("peak memory: \(peakResidentMegabytes()) MB")
         // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
-        let threads = a.threads ?? ProcessInfo.processInfo.activeProcessorCount
         for member in task.members {
             if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: [member.isEmpty ? a.model : "\(a.model)#\(member)", "\(threads)", "30"]) {
                 print("litert \(member) (\(threads) threads): \(line)")

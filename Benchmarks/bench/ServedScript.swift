@@ -10,8 +10,12 @@ final class ServedScript {
     private let replies = Pipe()
     private var buffer = Data()
 
+    /// What the script said after `ready` on its first line (MediaPipe's timing script: the version it imported).
+    private(set) var readyDetails = ""
+
     /// Starts `python script arguments…` with the first of `pythons` that exists (else `python3` on PATH); nil when
-    /// it cannot start or does not print `ready` (the reference is not installed, or refuses the model).
+    /// it cannot start or does not print `ready` (the reference is not installed, or refuses the model), alone or
+    /// followed by a space and details.
     init?(pythons: [String], script: String, arguments: [String]) {
         if let python = pythons.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {
             process.executableURL = URL(fileURLWithPath: python)
@@ -24,10 +28,11 @@ final class ServedScript {
         process.standardOutput = replies
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return nil }
-        guard readLine() == "ready" else {
+        guard let line = readLine(), line == "ready" || line.hasPrefix("ready ") else {
             close()
             return nil
         }
+        readyDetails = String(line.dropFirst("ready".count)).trimmingCharacters(in: .whitespaces)
     }
 
     /// Sends one request line and returns the reply line.

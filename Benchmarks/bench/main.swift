@@ -1,7 +1,8 @@
 import VisionTasksModelFormat
 import Foundation
 
-// `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `classify`, `models`, `format`, `image`.
+// `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `classify` (each
+// beside MediaPipe 1.2.3, or `--mediapipe 0.10.14`), `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {

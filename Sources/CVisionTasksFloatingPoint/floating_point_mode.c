@@ -41,20 +41,67 @@ void floating_point_restore(unsigned int mode) { (void)mode; }
 
 #endif
 
-#if defined(VISION_TASKS_REQUIRE_AVX2_FMA) && (defined(__x86_64__) || defined(__i386__))
-#include <stdio.h>
+#if (defined(VISION_TASKS_REQUIRE_AVX2_FMA) || defined(VISION_TASKS_REQUIRE_AVX512) ||                                   \
+     defined(VISION_TASKS_REQUIRE_AVX512VNNI)) &&                                                                       \
+    (defined(__x86_64__) || defined(__i386__))
+#include <string.h>
 #include <unistd.h>
 
-// A build made with VISION_TASKS_CPU=haswell (or another AVX2 + FMA target) runs AVX2 and FMA instructions anywhere in
+// A build made for a kernel tier (VISION_TASKS_CPU=haswell for AVX2 + FMA, skylake-avx512 for AVX-512, znver4 or
+// cascadelake and later for AVX-512 VNNI; or a dependent's flags, README) runs that tier's instructions anywhere in
 // its Swift code; on a CPU without them the first one kills the process with SIGILL and no word. This file is C,
 // built for the baseline CPU, and this constructor runs before main: it checks once and says what to do instead.
-__attribute__((constructor)) static void vision_tasks_require_avx2_fma(void) {
+// __builtin_cpu_supports answers for the CPU and the operating system together (AVX-512 needs the kernel to save the
+// zmm registers: XCR0), so a CPU whose OS hides AVX-512 is refused too, rightly.
+
+// The binary's tier is the highest one it requires; each tier includes the ones below it.
+#if defined(VISION_TASKS_REQUIRE_AVX512VNNI)
+#define TIER_DESCRIPTION "the AVX-512 VNNI tier: AVX2, FMA and AVX-512 F, BW, DQ, VL and VNNI (VISION_TASKS_CPU=znver4, cascadelake or newer)"
+#elif defined(VISION_TASKS_REQUIRE_AVX512)
+#define TIER_DESCRIPTION "the AVX-512 tier: AVX2, FMA and AVX-512 F, BW, DQ and VL (VISION_TASKS_CPU=skylake-avx512 or newer)"
+#else
+#define TIER_DESCRIPTION "CPUs with AVX2 and FMA (VISION_TASKS_CPU=haswell or newer)"
+#endif
+
+// A dependent passes its tier's -march to every C file too (README), this one included: the check itself is compiled
+// for the baseline x86-64, or the compiler may use the very instructions it checks for (AVX-512 moves to zero
+// `missing`, say) before it has checked.
+#if defined(__x86_64__)
+#define BASELINE __attribute__((target("arch=x86-64")))
+#else
+#define BASELINE
+#endif
+
+BASELINE static void vision_tasks_say(const char *text) { (void)!write(2, text, strlen(text)); }
+
+BASELINE __attribute__((constructor)) static void vision_tasks_require_tier(void) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return;
-    static const char message[] =
-        "swift-vision-tasks: this program was built for CPUs with AVX2 and FMA (VISION_TASKS_CPU), and this CPU "
-        "has not got them. Build it again without VISION_TASKS_CPU for a binary that runs on any x86-64 CPU.\n";
-    (void)!write(2, message, sizeof message - 1);
+    // __builtin_cpu_supports takes only a string literal, hence one line per feature.
+    const char *missing[8];
+    int count = 0;
+    if (!__builtin_cpu_supports("avx2")) missing[count++] = "avx2";
+    if (!__builtin_cpu_supports("fma")) missing[count++] = "fma";
+#if defined(VISION_TASKS_REQUIRE_AVX512) || defined(VISION_TASKS_REQUIRE_AVX512VNNI)
+    if (!__builtin_cpu_supports("avx512f")) missing[count++] = "avx512f";
+    if (!__builtin_cpu_supports("avx512bw")) missing[count++] = "avx512bw";
+    if (!__builtin_cpu_supports("avx512dq")) missing[count++] = "avx512dq";
+    if (!__builtin_cpu_supports("avx512vl")) missing[count++] = "avx512vl";
+#endif
+#if defined(VISION_TASKS_REQUIRE_AVX512VNNI)
+    if (!__builtin_cpu_supports("avx512vnni")) missing[count++] = "avx512vnni";
+#endif
+    if (count == 0) return;
+    // In pieces, without stdio: nothing else of the program has run yet.
+    vision_tasks_say("swift-vision-tasks: this program was built for " TIER_DESCRIPTION ", and this CPU has not got "
+                     "them (missing:");
+    for (int i = 0; i < count; i++) {
+        vision_tasks_say(" ");
+        vision_tasks_say(missing[i]);
+    }
+    vision_tasks_say("). Build it again for this CPU: in swift-vision-tasks itself `. tools/tuned-build-env` picks the "
+                     "best tier this CPU has (haswell: AVX2 + FMA), or leave VISION_TASKS_CPU unset for a binary that "
+                     "runs on any x86-64 CPU; a package depending on it passes the flags of a tier this CPU has, or "
+                     "none (README, \"Adding it to a package\").\n");
     _exit(70);  // EX_SOFTWARE
 }
 #endif

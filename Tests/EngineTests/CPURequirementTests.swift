@@ -2,11 +2,30 @@ import Foundation
 import VisionTasksTestSupport
 import XCTest
 
-/// A binary built with VISION_TASKS_CPU=haswell (as the test suite is, through tools/tuned-build-env) on a CPU
-/// without AVX2 and FMA: it must say so and exit, not die of SIGILL. The older CPU is qemu's Nehalem (tools/setup
-/// installs qemu-user); its Haswell runs the same binary normally.
+/// A binary built for a kernel tier (VISION_TASKS_CPU, as the test suite is through tools/tuned-build-env: haswell for
+/// AVX2 + FMA, or skylake-avx512 / znver4 / … on a host with AVX-512) on a CPU without that tier's instructions: it
+/// must say so and exit, not die of SIGILL. The older CPUs are qemu's (tools/setup installs qemu-user): its Nehalem
+/// has no AVX2, its Haswell has AVX2 and FMA and runs an AVX2-tier binary normally — and, as qemu emulates no
+/// AVX-512, is itself a CPU an AVX-512 tier binary must refuse.
 final class CPURequirementTests: XCTestCase {
-    func testTunedBinaryRefusesACPUWithoutAVX2AndFMAWithAMessage() throws {
+    /// The tier a target CPU name gives, by Package.swift's lists (avx512Targets, avx512VNNITargets; every other x86
+    /// name run-tests uses is in its fmaTargets), and the words the start-up check names it by
+    /// (CVisionTasksFloatingPoint/floating_point_mode.c).
+    enum Tier: String {
+        case avx2 = "built for CPUs with AVX2 and FMA"
+        case avx512 = "built for the AVX-512 tier"
+        case avx512VNNI = "built for the AVX-512 VNNI tier"
+
+        init(targetCPU: String) {
+            switch targetCPU {
+            case "skylake-avx512": self = .avx512
+            case "cascadelake", "icelake-server", "sapphirerapids", "znver4", "znver5": self = .avx512VNNI
+            default: self = .avx2
+            }
+        }
+    }
+
+    func testTunedBinaryRefusesACPUWithoutItsTierWithAMessage() throws {
         #if arch(x86_64)
         // tools/sanitize says which sanitizer the binaries carry: qemu-user cannot give ASan or TSan the shadow memory
         // they reserve at start-up (the child dies with status 9 before our check runs), so there is nothing to test.
@@ -17,18 +36,26 @@ final class CPURequirementTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return XCTFail("\(binary.path) is not built: run `swift build` before `swift test` (tools/run-tests does)")
         }
-        guard ProcessInfo.processInfo.environment["VISION_TASKS_CPU"] == "haswell" else {
-            return XCTFail("run through tools/run-tests, which builds with VISION_TASKS_CPU=haswell")
+        guard let targetCPU = ProcessInfo.processInfo.environment["VISION_TASKS_CPU"], targetCPU != "generic" else {
+            return XCTFail("run through tools/run-tests, which builds for this CPU's tier (tools/tuned-build-env)")
         }
+        let tier = Tier(targetCPU: targetCPU)
         func run(cpu: String) throws -> ChildProcess.Outcome {
             try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/qemu-x86_64"), ["-cpu", cpu, binary.path, "--help"])
         }
         let old = try run(cpu: "Nehalem")
         XCTAssertEqual(old.status, 70, old.stderr)
-        XCTAssertTrue(old.stderr.contains("built for CPUs with AVX2 and FMA"), old.stderr)
-        let new = try run(cpu: "Haswell")
-        XCTAssertEqual(new.status, 0, new.stderr)
-        XCTAssertTrue(new.output.contains("USAGE: vision-tasks"), new.output)
+        XCTAssertTrue(old.stderr.contains(tier.rawValue), old.stderr)
+        XCTAssertTrue(old.stderr.contains("missing: avx2 fma"), old.stderr)
+        let haswell = try run(cpu: "Haswell")
+        if tier == .avx2 {
+            XCTAssertEqual(haswell.status, 0, haswell.stderr)
+            XCTAssertTrue(haswell.output.contains("USAGE: vision-tasks"), haswell.output)
+        } else {
+            XCTAssertEqual(haswell.status, 70, haswell.stderr)
+            XCTAssertTrue(haswell.stderr.contains(tier.rawValue), haswell.stderr)
+            XCTAssertTrue(haswell.stderr.contains("missing: avx512f avx512bw avx512dq avx512vl"), haswell.stderr)
+        }
         #endif
     }
 }
