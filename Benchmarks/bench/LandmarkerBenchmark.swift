@@ -216,7 +216,7 @@ enum LandmarkerBenchmark {
             // own tracking state in video mode, on the same frames), MediaPipe.
             var ours: [Double] = [], oursOne: [Double] = [], theirs: [Double] = [], ratios: [Double] = [], oneRatios: [Double] = []
             let batch = 10
-            func time(_ pipeline: any VisionTask, _ batchFrames: ArraySlice<(MPImage, Int)>) throws -> [Double] {
+            func timed(_ pipeline: any VisionTask, _ batchFrames: ArraySlice<(MPImage, Int)>) throws -> [Double] {
                 try batchFrames.map { image, timestamp in
                     let t0 = DispatchTime.now().uptimeNanoseconds
                     try pipeline.processFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
@@ -225,10 +225,10 @@ enum LandmarkerBenchmark {
             }
             for batchStart in stride(from: 0, to: frames.count, by: batch) {
                 let batchFrames = frames[batchStart..<min(batchStart + batch, frames.count)]
-                let mine = try time(landmarker, batchFrames)
+                let mine = try timed(landmarker, batchFrames)
                 ours += mine
                 frameCount += mine.count
-                let mineOne = try oneThread.map { try time($0, batchFrames) } ?? []
+                let mineOne = try oneThread.map { try timed($0, batchFrames) } ?? []
                 oursOne += mineOne
                 if let reply = mediapipe?.request("\(batchStart) \(batchFrames.count)") {
                     let samples = reply.split(separator: " ").compactMap { Double($0) }
