@@ -43,17 +43,11 @@ struct WorkerRequest {
     let mode: Mode
     /// The options as the CLI's arguments (`--num-poses=1`), in a fixed order.
     let arguments: [String]
-    /// Video only: frames from `startMs` (inclusive) to `endMs` (exclusive) are emitted; the `preRollMs` before
-    /// `startMs` are run but not emitted.
+    /// Video only: frames from `startMs` (inclusive) to `endMs` (exclusive) are emitted. Frames before `startMs`
+    /// are run but not emitted: all of them by default, or only the last `preRollMs`' worth.
     let startMs: Int
     let endMs: Int?
-    let preRollMs: Int
-
-    /// The default pre-roll: two seconds, 48–60 frames of a phone or camera clip. Pose and hand tracking re-derive
-    /// their region from the previous frame's landmarks and the smoothing filters forget geometrically, so a run
-    /// that starts cold two seconds early has, by `startMs`, landmarks within MediaPipe's own spread of the
-    /// whole-clip run (WorkerCLITests measures it); a pre-roll reaching back to 0 gives the whole-clip bytes.
-    static let defaultPreRollMs = 2000
+    let preRollMs: Int?
 
     /// An id to answer with when the line has none that can be read.
     static let nullID = Data("null".utf8)
@@ -123,13 +117,21 @@ struct WorkerRequest {
         }
         startMs = try Self.integer(fields, "startMs") ?? 0
         endMs = try Self.integer(fields, "endMs")
-        preRollMs = try Self.integer(fields, "preRollMs") ?? Self.defaultPreRollMs
-        guard startMs >= 0, preRollMs >= 0 else { throw WorkerFailure(.badRequest, "'startMs' and 'preRollMs' must not be negative") }
+        preRollMs = try Self.integer(fields, "preRollMs")
+        guard startMs >= 0, (preRollMs ?? 0) >= 0 else { throw WorkerFailure(.badRequest, "'startMs' and 'preRollMs' must not be negative") }
         if let endMs, endMs <= startMs { throw WorkerFailure(.badRequest, "'endMs' (\(endMs)) must be after 'startMs' (\(startMs))") }
     }
 
-    /// Where frames start to be run: `preRollMs` before `startMs`, never before the clip.
-    var firstRunMs: Int { preRollMs >= startMs ? 0 : startMs - preRollMs }
+    /// Where frames start to be run. By default the clip's start: pose, face and hand tracking take each frame's
+    /// region from the previous frame's landmarks, and the smoothing filters carry their past, so only a run from the
+    /// start gives a segment the whole clip's results exactly (the cluster's output is the one-machine output). A
+    /// `preRollMs` runs only that much before `startMs`: the segment starts cold and its results differ from the
+    /// whole run's by about MediaPipe's own one-pixel spread (the loop does not forget its start bit for bit; figures
+    /// in WorkerCLITests and README) — the trade for splitting a long clip across machines.
+    var firstRunMs: Int {
+        guard let preRollMs, preRollMs < startMs else { return 0 }
+        return startMs - preRollMs
+    }
 
     private static func string(_ fields: [String: Any], _ key: String) throws -> String {
         guard let value = fields[key] else { throw WorkerFailure(.badRequest, "a request needs '\(key)'") }

@@ -150,12 +150,26 @@ def stop_spark():
 
 
 def test_spark_local(archive, vision_tasks, tmp_path, spark_available):
+    from pyspark.sql import SparkSession
+
+    from vision_tasks.spark import SCHEMA, map_in_arrow
+
     try:
         lines, stats = run_batch(archive, tmp_path, "spark", "--master", "local[2]")
+        # The same inputs through mapInArrow, in the session the job left running (its Python workers, and so their
+        # vision-tasks workers, are reused).
+        spark = SparkSession.getActiveSession()
+        items = [(relative, path, mode) for relative, path, mode in batch.inputs(str(archive[0]))]
+        frame = spark.createDataFrame(items, "id string, path string, mode string").repartition(len(items), "id")
+        rows = frame.mapInArrow(map_in_arrow("pose", str(MODEL), OPTIONS), schema=SCHEMA).collect()
+        arrow_lines = [output_line(row.asDict()) for row in rows]
+        arrow_pids = {row["worker_pid"] for row in rows}
     finally:
         stop_spark()
     check_output(lines, archive)
+    check_output(arrow_lines, archive)
     assert len(stats["workerPids"]) == 2, stats
+    assert arrow_pids == set(stats["workerPids"]), "mapInArrow should have reused the job's workers"
 
 
 def test_spark_with_task_retries_and_a_worker_killed_mid_video(archive, vision_tasks, tmp_path, spark_available):

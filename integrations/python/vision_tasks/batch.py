@@ -16,7 +16,8 @@ import sys
 import threading
 import time
 
-from .worker import IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, ROW_FIELDS, Worker, output_line, request_for
+# Absolute imports: spark-submit runs this module as a file (`spark-submit …/vision_tasks/batch.py …`).
+from vision_tasks.worker import IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, ROW_FIELDS, Worker, output_line, request_for
 
 
 def inputs(directory):
@@ -72,7 +73,7 @@ def run_local(items, task, model, options, workers, binary, threads):
 def run_ray(items, task, model, options, workers, binary, threads, address=None):
     import ray
 
-    from .ray import VisionTasksPredictor
+    from vision_tasks.ray import VisionTasksPredictor
 
     if not ray.is_initialized():
         if address:
@@ -92,7 +93,7 @@ def run_spark(items, task, model, options, workers, binary, threads, master=None
     from pyspark import StorageLevel
     from pyspark.sql import SparkSession
 
-    from .spark import SCHEMA, map_in_pandas
+    from vision_tasks.spark import SCHEMA, map_in_pandas
 
     builder = SparkSession.builder.appName("vision-tasks batch")
     # Under spark-submit (which starts Python with PYSPARK_GATEWAY_PORT set) the submit line's --master holds.
