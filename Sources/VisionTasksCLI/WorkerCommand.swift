@@ -27,7 +27,7 @@ struct WorkerCommand: ParsableCommand {
 
     @Option(help: "Threads per model run (default: OMP_NUM_THREADS when set, else 1 — one worker per core is the cluster shape); results are the same for any count.")
     var threads: Int?
-    @Option(help: "Most image-mode tasks kept loaded, by (task, model, options); the least recently used goes first.")
+    @Option(help: "Most tasks kept loaded, by (task, model, options, image or video mode); the least recently used goes first.")
     var cacheSize: Int = 8
 
     func validate() throws {
@@ -70,6 +70,8 @@ struct WorkerCommand: ParsableCommand {
 /// What a loaded task does for the worker: one frame in, the CLI's `--jsonl` entry for it out.
 protocol FrameSession: AnyObject {
     func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any]
+    /// Video mode: the next frame is a new clip's first (tracking, smoothing and timestamps start over).
+    func startClip() throws
 }
 
 /// A MediaPipe-style task, loaded once, answering as the CLI's task commands write (`ResultOutput.write(image:…)`).
@@ -81,6 +83,10 @@ final class TaskSession<Task: VisionTask>: FrameSession where Task.Result: Comma
         options.baseOptions.numThreads = threads
         options.runningMode = mode
         do { task = try Task(options: options) } catch { throw WorkerFailure(.modelError, "\(model): \(error)") }
+    }
+
+    func startClip() throws {
+        do { try task.startNewVideo() } catch { throw WorkerFailure(.processingError, "\(error)") }
     }
 
     func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any] {
@@ -99,9 +105,9 @@ struct SessionPlan {
     let load: (RunningMode) throws -> FrameSession
     let orientation: OrientationOptions
     let maxFrames: Int
-    /// Whether a loaded task may be kept for later requests: image mode holds no state between frames, except ML
-    /// Kit's stream mode, which tracks objects across images.
-    let reusableInImageMode: Bool
+    /// Whether a loaded task may be kept for later requests in a mode: MediaPipe's tasks start each clip afresh
+    /// (``FrameSession/startClip()``); ML Kit's detector cannot, and tracks objects across images in stream mode.
+    let reusable: (RunningMode) -> Bool
 }
 
 /// The worker's state: the kept tasks and the answering of one request at a time.
@@ -109,7 +115,7 @@ final class Worker {
     private let threads: Int
     private let cacheSize: Int
     private let writer: LineWriter
-    /// Image-mode tasks by (task, model, options), least recently used first.
+    /// Tasks by (task, model, options, running mode), least recently used first.
     private var cache: [(key: String, session: FrameSession)] = []
 
     init(threads: Int, cacheSize: Int, writer: LineWriter) {
@@ -142,14 +148,14 @@ final class Worker {
         switch request.mode {
         case .image:
             let image = try Self.image(request.input, plan.orientation)
-            let session = try imageSession(request, plan)
+            let session = try session(request, plan, mode: .image)
             let entry = try session.entry(for: image, label: (request.input as NSString).lastPathComponent, timestamp: nil)
             try writer.frame(id: request.idJSON, index: 0, entry: entry)
             return 1
         case .video:
-            // Tracking and smoothing carry state from frame to frame and the tasks have no reset: a clip gets a task
-            // of its own, as a MediaPipe user creates one per video.
-            let session = try plan.load(.video)
+            // Tracking and smoothing carry state from frame to frame: a kept task starts the clip as a new one would.
+            let session = try session(request, plan, mode: .video)
+            try session.startClip()
             if TaskCommandOptions.isImage(request.input) {
                 // As `vision-tasks TASK MODEL IMAGE --video`: one frame at 0 ms.
                 let image = try Self.image(request.input, plan.orientation)
@@ -191,17 +197,17 @@ final class Worker {
         do { return try orientation.image(contentsOfFile: path) } catch { throw WorkerFailure(.inputError, "\(error)") }
     }
 
-    /// A kept image-mode task for the request, or a newly loaded one (kept if it holds no state).
-    private func imageSession(_ request: WorkerRequest, _ plan: SessionPlan) throws -> FrameSession {
-        guard plan.reusableInImageMode else { return try plan.load(.image) }
+    /// A kept task for the request, or a newly loaded one (kept when it can be reused).
+    private func session(_ request: WorkerRequest, _ plan: SessionPlan, mode: RunningMode) throws -> FrameSession {
+        guard plan.reusable(mode) else { return try plan.load(mode) }
         let model = URL(fileURLWithPath: request.model).standardizedFileURL.path
-        let key = ([request.task.rawValue, model] + request.arguments).joined(separator: "\u{0}")
+        let key = ([request.task.rawValue, "\(mode)", model] + request.arguments).joined(separator: "\u{0}")
         if let found = cache.firstIndex(where: { $0.key == key }) {
             let kept = cache.remove(at: found)
             cache.append(kept)
             return kept.session
         }
-        let session = try plan.load(.image)
+        let session = try plan.load(mode)
         if cache.count >= cacheSize { cache.removeFirst() }
         cache.append((key, session))
         return session
@@ -220,7 +226,7 @@ final class Worker {
         func plan<Task: VisionTask>(_ common: TaskCommandOptions, _: Task.Type, _ options: @escaping () -> Task.Options) -> SessionPlan
         where Task.Result: CommandResult {
             SessionPlan(load: { mode in try TaskSession<Task>(options(), model: model, threads: threads, mode: mode) },
-                        orientation: common.orientation, maxFrames: common.maxFrames, reusableInImageMode: true)
+                        orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
         }
         switch request.task {
         case .pose:

@@ -240,13 +240,14 @@ struct LineReader {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[buffer.startIndex..<newline]
+                let line = Data(buffer[buffer.startIndex..<newline])
                 buffer.removeSubrange(buffer.startIndex...newline)
-                if skipping {
+                // A line's end can come in the same read that takes it past the limit.
+                if skipping || line.count > Self.limit {
                     skipping = false
                     return .tooLong
                 }
-                return .line(Data(line))
+                return .line(line)
             }
             if buffer.count > Self.limit {
                 buffer.removeAll(keepingCapacity: true)
@@ -256,7 +257,7 @@ struct LineReader {
                 guard !buffer.isEmpty || skipping else { return nil }
                 let line = buffer
                 buffer = Data()
-                if skipping {
+                if skipping || line.count > Self.limit {
                     skipping = false
                     return .tooLong
                 }

@@ -33,9 +33,13 @@ final class TrackingSession: FrameSession {
                 return TrackingSession(ObjectDetector.objectDetector(options: options))
             },
             orientation: command.orientation, maxFrames: command.maxFrames,
-            // Stream mode tracks objects from image to image: each request starts afresh, as one CLI run does.
-            reusableInImageMode: command.mode == .singleImage)
+            // Stream mode tracks objects from image to image, and ML Kit's detector has no way to start over: such a
+            // request (and every clip) gets a detector of its own, as one CLI run does.
+            reusable: { mode in mode == .image && command.mode == .singleImage })
     }
+
+    /// A detector serves one clip only (see ``plan(_:threads:)``).
+    func startClip() {}
 
     func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any] {
         let objects: [Object]

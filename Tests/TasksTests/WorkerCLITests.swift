@@ -68,6 +68,10 @@ final class WorkerCLITests: XCTestCase {
         let requests = [
             "{not json",
             "[1, 2]",
+            // Nesting deeper than the parser's limit, and a line longer than the worker reads (1 MiB): refused, with
+            // no stack overflow and nothing held beyond the limit.
+            String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000),
+            String(repeating: "x", count: (1 << 20) + 10),
             try request("no-task", task: "holistic", input: photo("pose1.jpg")),
             try request("missing", input: missing),
             try request("wrong-model", model: faceModel, input: photo("pose1.jpg")),
@@ -85,7 +89,8 @@ final class WorkerCLITests: XCTestCase {
         XCTAssertEqual(ready["threads"] as? Int, 1, "no OMP_NUM_THREADS in the test's environment should mean one thread")
         let answers = try lines.dropFirst().map(json)
         let expected: [(id: Any, type: String, mentions: String)] = [
-            (NSNull(), "badRequest", "not JSON"), (NSNull(), "badRequest", "object"),
+            (NSNull(), "badRequest", "not JSON"), (NSNull(), "badRequest", "object"), (NSNull(), "badRequest", "not JSON"),
+            (NSNull(), "badRequest", "longer than 1048576 bytes"),
             ("no-task", "unknownTask", "holistic"), ("missing", "inputError", missing),
             ("wrong-model", "modelError", "face_landmarker.task"), ("range", "badOptions", "--num-poses"),
             ("unknown-option", "badOptions", "numFaces"), ("wrong-type", "badOptions", "many"),
@@ -132,6 +137,40 @@ final class WorkerCLITests: XCTestCase {
         XCTAssertEqual(cli.status, 0, cli.stderr)
         XCTAssertEqual(frames.suffix(6).map { $0.cli + "\n" }.joined(), cli.output)
         XCTAssertEqual(frames.suffix(6).map(\.frame), Array(0..<6))
+    }
+
+    /// A worker keeps one video task per (task, model, options) and starts every clip on it as a new task would:
+    /// clip after clip, and the first clip again, each gives the CLI's lines for that clip alone (its own process,
+    /// its own task). Pose (numPoses 1, smoothed), face (one face, smoothed) and hand (two hands) tracking.
+    func testKeptVideoTasksStartEachClipAfresh() throws {
+        let juggle = clip, outdoor = Repository.shared.appendingPathComponent("videos/outdoor_person_dog_sam2.mp4").path
+        let face = Repository.shared.appendingPathComponent("videos/face_head_turning.mp4").path
+        let hands = Repository.shared.appendingPathComponent("videos/hand_gesture_fist_thumbsup.mp4").path
+        let runs: [(task: String, model: String, clip: String, options: [String: Any], cli: [String])] = [
+            ("pose", model, juggle, ["numPoses": 1, "segmentation": false], ["--num-poses", "1", "--no-segmentation"]),
+            ("pose", model, outdoor, ["numPoses": 1, "segmentation": false], ["--num-poses", "1", "--no-segmentation"]),
+            ("pose", model, juggle, ["numPoses": 1, "segmentation": false], ["--num-poses", "1", "--no-segmentation"]),
+            ("face", faceModel, face, ["numFaces": 1, "blendshapes": false], ["--num-faces", "1", "--no-blendshapes"]),
+            ("face", faceModel, face, ["numFaces": 1, "blendshapes": false], ["--num-faces", "1", "--no-blendshapes"]),
+            ("hand", Repository.modelPath("hand_landmarker.task"), hands, [:], []),
+            ("hand", Repository.modelPath("hand_landmarker.task"), hands, [:], []),
+        ]
+        let frames = 5
+        let requests = try runs.enumerated().map { index, run in
+            try request("\(index)", task: run.task, model: run.model, input: run.clip, options: run.options.merging(["maxFrames": frames]) { $1 })
+        }
+        let (lines, status) = try serve(requests)
+        XCTAssertEqual(status, 0)
+        let answers = try lines.dropFirst().map(json)
+        XCTAssertEqual(answers.filter { $0["done"] != nil }.count, runs.count, "\(answers.filter { $0["frame"] == nil })")
+        let answered = try lines.dropFirst().filter { try json($0)["frame"] != nil }.map(frameLine)
+        for (index, run) in runs.enumerated() {
+            let ours = answered.filter { $0.id == "\(index)" }
+            XCTAssertEqual(ours.map(\.frame), Array(0..<frames))
+            let cli = try ChildProcess.run(binary, [run.task, run.model, run.clip, "--video", "--max-frames", "\(frames)", "--jsonl", "-", "--quiet"] + run.cli)
+            XCTAssertEqual(cli.status, 0, cli.stderr)
+            XCTAssertEqual(ours.map { $0.cli + "\n" }.joined(), cli.output, "request \(index): \(run.task) on \(run.clip)")
+        }
     }
 
     /// A clip cut into segments gives the whole clip's frames once each, byte for byte: by default a segment runs
