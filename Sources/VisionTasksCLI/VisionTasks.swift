@@ -8,7 +8,7 @@ struct VisionTasks: ParsableCommand {
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
         subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
-                      ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self])
+                      ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
 }
 
 struct ModelCommand: ParsableCommand {

@@ -49,12 +49,21 @@ final class FaceLandmarkerPipeline: TaskPipeline {
         resultStages = FaceResultStages(
             blendshapes: options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil,
             geometry: options.outputFacialTransformationMatrixes ? try FaceGeometry(bundle: bundle) : nil)
-        tracker = RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence,
-                                association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked))
-        // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
-        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numFaces) {
-            LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)
-        }
+        (tracker, smoothing) = Self.videoState(options)
+    }
+
+    /// The video-mode state of a new pipeline.
+    private static func videoState(_ options: TaskSettings<FaceLandmarkerOptions.Values>) -> (RegionTracker, SmoothingState<LandmarksSmoother>) {
+        (RegionTracker(maximumCount: options.numFaces, replacementOverlap: options.minTrackingConfidence,
+                       association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked)),
+         // MediaPipe smooths only a single face, and only when frames come in sequence (face_landmarker_graph.cc).
+         SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numFaces) {
+             LandmarksSmoother(Self.smoothingParameters, visibilityAlpha: nil)
+         })
+    }
+
+    func resetVideoState() {
+        (tracker, smoothing) = Self.videoState(options)
     }
 
     /// Blendshapes and geometry only when the options ask for them.

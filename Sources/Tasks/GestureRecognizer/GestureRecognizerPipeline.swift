@@ -14,6 +14,11 @@ final class GestureRecognizerPipeline: TaskPipeline {
                                            custom: options.customGesturesClassifierOptions, threads: options.baseOptions.numThreads)
     }
 
+    /// The hand stages keep the video-mode state; the gesture classifiers keep none.
+    func resetVideoState() {
+        hands.resetVideoState()
+    }
+
     /// The hand stages, then the embedder and the classifiers together as "gestures".
     var stageTimings: [NamedStageTimings] {
         var g = classifier.embedder.timings

@@ -41,11 +41,19 @@ final class HandLandmarkerPipeline: TaskPipeline {
               outputs[2].elementCount == 1, outputs[3].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("hand_landmarks_detector.tflite does not output 21 landmarks, presence, handedness and world landmarks")
         }
+        (tracker, smoothing) = Self.videoState(options)
+    }
+
+    /// The video-mode state of a new pipeline.
+    private static func videoState(_ options: TaskSettings<HandOptions>) -> (RegionTracker, SmoothingState<HandSmoothing>) {
         // Hands keep their tracked region against a new palm that overlaps it (HandAssociationCalculator).
-        tracker = RegionTracker(maximumCount: options.numHands, replacementOverlap: options.minTrackingConfidence,
-                                association: .trackedKeepsItsPlace)
-        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numHands,
-                                   mediapipeSmooths: false) { HandSmoothing() }
+        (RegionTracker(maximumCount: options.numHands, replacementOverlap: options.minTrackingConfidence, association: .trackedKeepsItsPlace),
+         SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numHands,
+                        mediapipeSmooths: false) { HandSmoothing() })
+    }
+
+    func resetVideoState() {
+        (tracker, smoothing) = Self.videoState(options)
     }
 
     var stageTimings: [NamedStageTimings] {

@@ -59,6 +59,9 @@ final class ImageClassifierPipeline: TaskPipeline {
         do { return try model.labels(named: file.name) } catch { throw .model(error) }
     }
 
+    /// Nothing is carried from frame to frame.
+    func resetVideoState() {}
+
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("classifier", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageClassifierResult {

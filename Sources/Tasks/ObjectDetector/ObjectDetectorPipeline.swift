@@ -65,6 +65,9 @@ final class ObjectDetectorPipeline: TaskPipeline {
         maxResults = options.maxResults > 0 ? options.maxResults : nil
     }
 
+    /// Nothing is carried from frame to frame.
+    func resetVideoState() {}
+
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("detector", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ObjectDetectorResult {

@@ -36,12 +36,22 @@ final class PoseLandmarkerPipeline: TaskPipeline {
         guard outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
             throw .wrongModel("the bundle's models do not have BlazePose's inputs and outputs")
         }
-        tracker = RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence,
-                                association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked))
-        // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
-        smoothing = SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numPoses) {
-            PoseSmoothing()
-        }
+        (tracker, smoothing) = Self.videoState(options)
+    }
+
+    /// The video-mode state of a new pipeline.
+    private static func videoState(_ options: TaskSettings<PoseLandmarkerOptions.Values>) -> (RegionTracker, SmoothingState<PoseSmoothing>) {
+        (RegionTracker(maximumCount: options.numPoses, replacementOverlap: options.minTrackingConfidence,
+                       association: options.landmarkSmoothing.association(otherwise: .detectionReplacesTracked)),
+         // MediaPipe smooths only a single pose, and only when frames come in sequence (pose_landmarker_graph.cc).
+         SmoothingState(options.landmarkSmoothing, runningMode: options.runningMode, maximumCount: options.numPoses) {
+             PoseSmoothing()
+         })
+    }
+
+    func resetVideoState() {
+        (tracker, smoothing) = Self.videoState(options)
+        trackedOrientation = .up
     }
 
     /// Projecting segmentation masks onto the image (when the result is assembled).

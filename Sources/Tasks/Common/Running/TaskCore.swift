@@ -51,6 +51,12 @@ extension VisionTask {
     package var stageTimings: [NamedStageTimings] {
         runner.control.stageTimings
     }
+
+    /// Video mode: the next frame starts a new clip — tracking, smoothing and the timestamp order start over, as on
+    /// a newly created task, with the models already loaded (`vision-tasks worker` keeps one task for many clips).
+    package func startNewVideo(method: String = #function) throws(VisionTaskError) {
+        try runner.control.startNewVideo(method: method)
+    }
 }
 
 /// A task's running-mode machinery, as ``VisionTask/runner`` hands it out: nothing of it is public but its type
@@ -73,6 +79,7 @@ protocol TaskControl<Result>: Sendable {
     func waitUntilIdle()
     func close()
     var stageTimings: [NamedStageTimings] { get }
+    func startNewVideo(method: String) throws(VisionTaskError)
 }
 
 /// A task's pipeline as its options class builds it.
@@ -82,6 +89,10 @@ protocol TaskPipeline: FramePipeline {
     init(bundle: TaskBundle, options: TaskSettings<Options.Values>) throws(VisionTaskError)
     /// Each stage's accumulated time so far (for `bench`), in pipeline order.
     var stageTimings: [NamedStageTimings] { get }
+    /// Forgets the video-mode state (tracked regions, smoothing filters) as a newly built pipeline has it, so that a
+    /// new clip runs as on a new task without loading the models again. Required, with no default: a pipeline that
+    /// keeps state across frames must say how to drop it.
+    func resetVideoState()
 }
 
 /// A live-stream answer of any task, for ``TaskOptions/liveStreamHandler``.
@@ -152,6 +163,10 @@ final class TaskCore<Task: PipelineTask>: TaskControl {
     func waitUntilIdle() { runner.waitUntilIdle() }
 
     func close() { runner.close() }
+
+    func startNewVideo(method: String) throws(VisionTaskError) {
+        try runner.startNewVideo(method: method) { $0.resetVideoState() }
+    }
 
     var stageTimings: [NamedStageTimings] { runner.withPipeline { $0.stageTimings } }
 

@@ -146,6 +146,17 @@ package final class TaskRunner<Pipeline: FramePipeline>: Sendable {
         }
     }
 
+    /// Video mode: forgets the last timestamp and, through `reset`, the pipeline's state, between two frames (under
+    /// the pipeline's lock, so no frame is in the middle of it).
+    func startNewVideo(method: String, reset: (Pipeline) -> Void) throws(VisionTaskError) {
+        try checkMode(method: method, .video)
+        try checkOpen()
+        pipeline.withLock { pipeline in
+            admission.withLock { $0.lastTimestamp = nil }
+            reset(pipeline)
+        }
+    }
+
     /// Image mode, off the caller's thread: `image` is processed on the work queue after the images sent before it,
     /// and `deliver` gets its outcome on the delivery queue, in order. Nothing is dropped (ML Kit's `process` for single
     /// images; MediaPipe's image mode has only the synchronous call).

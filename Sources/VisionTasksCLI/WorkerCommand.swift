@@ -1,0 +1,267 @@
+import ArgumentParser
+import Foundation
+import VisionTasksImaging
+import VisionTasksTooling
+import VisionTasks
+
+/// `vision-tasks worker`: a long-lived process answering JSON-line requests on standard input, one per line, with
+/// JSON lines on standard output — for batch jobs (Ray, Spark, a shell loop) that would otherwise start the CLI and
+/// load a model per file. Every frame's line is the line `vision-tasks TASK MODEL INPUT [--video] --jsonl -` prints,
+/// with the request's `id` and the frame's index in front; the bytes after those two fields are the CLI's.
+///
+/// Protocol (README, "A video archive on a cluster"):
+/// - first line `{"ready":true,"version":…,"pid":…,"threads":…}`;
+/// - a request `{"id":…,"task":"pose","model":PATH,"input":PATH,"mode":"image|video","options":{…},
+///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's extension; the segment fields are video
+///   only);
+/// - answers: one line per frame, then `{"id":…,"done":true,"frames":N}`, or `{"id":…,"error":{"type":…,"message":…}}`
+///   (after the frames already answered, when a video fails part-way);
+/// - a bad request is answered with an error line and the worker goes on; end of input ends it with status 0.
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Answer JSON-line requests on standard input with the task commands' --jsonl lines, keeping models loaded (for batch and cluster jobs).")
+
+    /// Answer lines' protocol version, in the ready line.
+    static let protocolVersion = 1
+
+    @Option(help: "Threads per model run (default: OMP_NUM_THREADS when set, else 1 — one worker per core is the cluster shape); results are the same for any count.")
+    var threads: Int?
+    @Option(help: "Most tasks kept loaded, by (task, model, options, image or video mode); the least recently used goes first.")
+    var cacheSize: Int = 8
+
+    func validate() throws {
+        if let threads { try OptionRange.check(threads, in: OptionRange.threads, option: "--threads") }
+        try OptionRange.check(cacheSize, in: 1...64, option: "--cache-size")
+    }
+
+    /// `OMP_NUM_THREADS` as Spark (`spark.task.cpus`) and Ray (`num_cpus`) set it for their workers: its first entry
+    /// (OpenMP allows a nested list "4,2"), within the engine's range; 1 when unset or unreadable.
+    static func threads(fromEnvironment environment: [String: String]) -> Int {
+        guard let text = environment["OMP_NUM_THREADS"], let first = text.split(separator: ",").first,
+              let count = Int(first.trimmingCharacters(in: .whitespaces)) else { return 1 }
+        return min(max(count, OptionRange.threads.lowerBound), OptionRange.threads.upperBound)
+    }
+
+    func run() throws {
+        // Answers go to a private copy of standard output, and standard output itself to standard error: anything a
+        // library prints can then never fall between two answer lines.
+        let answers = dup(STDOUT_FILENO)
+        guard answers >= 0 else { throw CLIError(description: "worker: cannot duplicate standard output") }
+        dup2(STDERR_FILENO, STDOUT_FILENO)
+        let writer = LineWriter(descriptor: answers)
+        let threads = self.threads ?? Self.threads(fromEnvironment: ProcessInfo.processInfo.environment)
+        let worker = Worker(threads: threads, cacheSize: cacheSize, writer: writer)
+        writer.write(Data(#"{"ready":true,"version":"\#(Self.protocolVersion)","pid":\#(getpid()),"threads":\#(threads)}"#.utf8))
+        var reader = LineReader(descriptor: STDIN_FILENO)
+        while let line = reader.next() {
+            switch line {
+            case .tooLong:
+                writer.error(id: WorkerRequest.nullID, WorkerFailure(.badRequest, "request line longer than \(LineReader.limit) bytes"))
+            case let .line(data):
+                // Blank lines (a trailing newline from a shell, say) are not requests.
+                if data.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) { continue }
+                worker.answer(data)
+            }
+        }
+    }
+}
+
+/// What a loaded task does for the worker: one frame in, the CLI's `--jsonl` entry for it out.
+protocol FrameSession: AnyObject {
+    func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any]
+    /// Video mode: the next frame is a new clip's first (tracking, smoothing and timestamps start over).
+    func startClip() throws
+}
+
+/// A MediaPipe-style task, loaded once, answering as the CLI's task commands write (`ResultOutput.write(image:…)`).
+final class TaskSession<Task: VisionTask>: FrameSession where Task.Result: CommandResult {
+    private let task: Task
+
+    init(_ options: Task.Options, model: String, threads: Int, mode: RunningMode) throws {
+        options.baseOptions.modelAssetPath = model
+        options.baseOptions.numThreads = threads
+        options.runningMode = mode
+        do { task = try Task(options: options) } catch { throw WorkerFailure(.modelError, "\(model): \(error)") }
+    }
+
+    func startClip() throws {
+        do { try task.startNewVideo() } catch { throw WorkerFailure(.processingError, "\(error)") }
+    }
+
+    func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any] {
+        let result: Task.Result
+        do {
+            result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
+        } catch { throw WorkerFailure(.processingError, "\(label): \(error)") }
+        // ResultOutput.write(image:width:height:timestamp:result:)'s entry, field for field.
+        return ["image": label, "width": image.width, "height": image.height,
+                "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": result.referenceJSON]
+    }
+}
+
+/// A request's task as configured by the CLI's parser: how to load it and how to read its input.
+struct SessionPlan {
+    let load: (RunningMode) throws -> FrameSession
+    let orientation: OrientationOptions
+    let maxFrames: Int
+    /// Whether a loaded task may be kept for later requests in a mode: MediaPipe's tasks start each clip afresh
+    /// (``FrameSession/startClip()``); ML Kit's detector cannot, and tracks objects across images in stream mode.
+    let reusable: (RunningMode) -> Bool
+}
+
+/// The worker's state: the kept tasks and the answering of one request at a time.
+final class Worker {
+    private let threads: Int
+    private let cacheSize: Int
+    private let writer: LineWriter
+    /// Tasks by (task, model, options, running mode), least recently used first.
+    private var cache: [(key: String, session: FrameSession)] = []
+
+    init(threads: Int, cacheSize: Int, writer: LineWriter) {
+        self.threads = threads
+        self.cacheSize = cacheSize
+        self.writer = writer
+    }
+
+    func answer(_ line: Data) {
+        let request: WorkerRequest
+        switch WorkerRequest.parse(line) {
+        case let .success(parsed): request = parsed
+        case let .failure(failed):
+            writer.error(id: failed.idJSON, failed.failure)
+            return
+        }
+        do {
+            let frames = try run(request)
+            writer.done(id: request.idJSON, frames: frames)
+        } catch let failure as WorkerFailure {
+            writer.error(id: request.idJSON, failure)
+        } catch {
+            writer.error(id: request.idJSON, WorkerFailure(.processingError, "\(error)"))
+        }
+    }
+
+    /// Runs `request`, writing a line per emitted frame; returns how many.
+    private func run(_ request: WorkerRequest) throws -> Int {
+        let plan = try self.plan(request)
+        switch request.mode {
+        case .image:
+            let image = try Self.image(request.input, plan.orientation)
+            let session = try session(request, plan, mode: .image)
+            let entry = try session.entry(for: image, label: (request.input as NSString).lastPathComponent, timestamp: nil)
+            try writer.frame(id: request.idJSON, index: 0, entry: entry)
+            return 1
+        case .video:
+            // Tracking and smoothing carry state from frame to frame: a kept task starts the clip as a new one would.
+            let session = try session(request, plan, mode: .video)
+            try session.startClip()
+            if TaskCommandOptions.isImage(request.input) {
+                // As `vision-tasks TASK MODEL IMAGE --video`: one frame at 0 ms.
+                let image = try Self.image(request.input, plan.orientation)
+                guard request.endMs.map({ $0 > 0 }) ?? true, request.startMs == 0 else { return 0 }
+                let entry = try session.entry(for: image, label: (request.input as NSString).lastPathComponent, timestamp: 0)
+                try writer.frame(id: request.idJSON, index: 0, entry: entry)
+                return 1
+            }
+            return try runVideo(request, plan, session)
+        }
+    }
+
+    /// A clip's frames in order: those before the pre-roll decoded and skipped, the pre-roll's run and not written,
+    /// `startMs` up to `endMs` run and written. One frame is held at a time (the decoder reads ffmpeg's output frame
+    /// by frame), and the decode stops at `endMs`.
+    private func runVideo(_ request: WorkerRequest, _ plan: SessionPlan, _ session: FrameSession) throws -> Int {
+        let decoder: VideoDecoder
+        do { decoder = try plan.orientation.video(request.input) } catch {
+            throw WorkerFailure(.inputError, "\(error)")
+        }
+        var index = 0, emitted = 0
+        while index < plan.maxFrames {
+            let next: (image: MPImage, timestampMs: Int, label: String)?
+            do { next = try decoder.nextFrame() } catch { throw WorkerFailure(.inputError, "\(error)") }
+            guard let frame = next else { break }
+            defer { index += 1 }
+            if let end = request.endMs, frame.timestampMs >= end { break }
+            guard frame.timestampMs >= request.firstRunMs else { continue }
+            let entry = try session.entry(for: frame.image, label: frame.label, timestamp: frame.timestampMs)
+            if frame.timestampMs >= request.startMs {
+                try writer.frame(id: request.idJSON, index: index, entry: entry)
+                emitted += 1
+            }
+        }
+        return emitted
+    }
+
+    private static func image(_ path: String, _ orientation: OrientationOptions) throws -> MPImage {
+        do { return try orientation.image(contentsOfFile: path) } catch { throw WorkerFailure(.inputError, "\(error)") }
+    }
+
+    /// A kept task for the request, or a newly loaded one (kept when it can be reused).
+    private func session(_ request: WorkerRequest, _ plan: SessionPlan, mode: RunningMode) throws -> FrameSession {
+        guard plan.reusable(mode) else { return try plan.load(mode) }
+        let model = URL(fileURLWithPath: request.model).standardizedFileURL.path
+        let key = ([request.task.rawValue, "\(mode)", model] + request.arguments).joined(separator: "\u{0}")
+        if let found = cache.firstIndex(where: { $0.key == key }) {
+            let kept = cache.remove(at: found)
+            cache.append(kept)
+            return kept.session
+        }
+        let session = try plan.load(mode)
+        if cache.count >= cacheSize { cache.removeFirst() }
+        cache.append((key, session))
+        return session
+    }
+
+    /// The request's options through the CLI's own parser (its names, ranges and messages), and the task they make.
+    private func plan(_ request: WorkerRequest) throws -> SessionPlan {
+        let model = request.model, threads = self.threads
+        // The model and input stand in the positions the commands expect; `--` keeps a path starting with '-' a path.
+        let arguments = request.arguments + ["--", model, request.input]
+        func parse<Command: ParsableCommand>(_: Command.Type) throws -> Command {
+            do { return try Command.parse(arguments) } catch {
+                throw WorkerFailure(.badOptions, Command.message(for: error))
+            }
+        }
+        func plan<Task: VisionTask>(_ common: TaskCommandOptions, _: Task.Type, _ options: @escaping () -> Task.Options) -> SessionPlan
+        where Task.Result: CommandResult {
+            SessionPlan(load: { mode in try TaskSession<Task>(options(), model: model, threads: threads, mode: mode) },
+                        orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
+        }
+        switch request.task {
+        case .pose:
+            let command = try parse(PoseCommand.self)
+            return plan(command.common, PoseLandmarker.self) {
+                let options = PoseLandmarkerOptions()
+                options.numPoses = command.numPoses
+                options.outputSegmentationMasks = command.segmentation
+                options.landmarkSmoothing = command.common.smoothing
+                return options
+            }
+        case .face:
+            let command = try parse(FaceCommand.self)
+            return plan(command.common, FaceLandmarker.self) {
+                let options = FaceLandmarkerOptions()
+                options.numFaces = command.numFaces
+                options.outputFaceBlendshapes = command.blendshapes
+                options.outputFacialTransformationMatrixes = command.transformationMatrixes
+                options.landmarkSmoothing = command.common.smoothing
+                return options
+            }
+        case .hand:
+            let command = try parse(HandCommand.self)
+            return plan(command.common, HandLandmarker.self) { command.hands.configured(HandLandmarkerOptions(), common: command.common) }
+        case .gesture:
+            let command = try parse(GestureCommand.self)
+            return plan(command.common, GestureRecognizer.self) { command.hands.configured(GestureRecognizerOptions(), common: command.common) }
+        case .object:
+            let command = try parse(ObjectCommand.self)
+            return plan(command.common, ObjectDetector.self) { command.categories.configured(ObjectDetectorOptions()) }
+        case .classify:
+            let command = try parse(ClassifyCommand.self)
+            return plan(command.common, ImageClassifier.self) { command.categories.configured(ImageClassifierOptions()) }
+        case .odt:
+            return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
+        }
+    }
+}
