@@ -51,6 +51,8 @@ let package = Package(
         // Task results as MediaPipe's reference JSON, exactly as the CLI writes them: for the service (Server/), a
         // separate package that depends on this one, so that its answers are the CLI's bytes.
         .library(name: "VisionTasksResultJSON", targets: ["VisionTasksResultJSON"]),
+        // Our executables' tooling (video frames through ffmpeg, among others), for the service's video endpoint.
+        .library(name: "VisionTasksTooling", targets: ["VisionTasksTooling"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
