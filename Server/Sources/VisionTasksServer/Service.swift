@@ -101,20 +101,24 @@ public final class VisionTasksService: Sendable {
         let setup = try TaskSetup(kind: kind, query: query, catalog: catalog)
         let label = query.last { $0.key == "name" }?.value ?? "image"
         let orientation = try Self.orientation(query)
-        let bytes: [UInt8]
-        do {
-            let buffer = try await request.body.collect(upTo: configuration.maxBody)
-            bytes = Array(buffer.readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw RequestError.tooLarge("the body is over the \(configuration.maxBody)-byte limit")
-        }
-        if let size = ImageHeader.size(of: bytes), size.width * size.height > configuration.maxPixels {
-            throw RequestError.tooLarge("the image is \(size.width)×\(size.height), over the \(configuration.maxPixels)-pixel limit")
-        }
-        // Cancelled when the client closes its side: a request still waiting for a slot leaves the queue.
+        let limit = configuration.maxBody, maxPixels = configuration.maxPixels
+        // Hummingbird's inbound-close handler cancels the operation when the client closes its side, so that a
+        // request still waiting for a slot leaves the queue. The body is read inside it and always to its end (past
+        // the limit it is read and dropped): the handler's stream must see the body's end before the operation ends.
         let answer = try await Self.mappingCancellation {
-            try await request.body.consumeWithCancellationOnInboundClose { _ in
-                try await withDeadline(deadline) {
+            try await request.body.consumeWithCancellationOnInboundClose { body in
+                var bytes: [UInt8] = []
+                var total = 0
+                for try await buffer in body {
+                    total += buffer.readableBytes
+                    if total <= limit { bytes += buffer.readableBytesView }
+                }
+                guard total <= limit else { throw RequestError.tooLarge("the body (\(total) bytes) is over the \(limit)-byte limit") }
+                // In Double: a PNG header may claim 2^32 − 1 on each side, whose product overflows Int.
+                if let size = ImageHeader.size(of: bytes), Double(size.width) * Double(size.height) > Double(maxPixels) {
+                    throw RequestError.tooLarge("the image is \(size.width)×\(size.height), over the \(maxPixels)-pixel limit")
+                }
+                return try await withDeadline(deadline) { [bytes] in
                     try await self.infer(setup: setup, bytes: bytes, label: label, orientation: orientation)
                 }
             }

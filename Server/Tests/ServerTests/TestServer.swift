@@ -45,6 +45,7 @@ final class TestServer: @unchecked Sendable {
 
     let service: VisionTasksService
     let port: Int
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
@@ -56,7 +57,9 @@ final class TestServer: @unchecked Sendable {
         service = try VisionTasksService(configuration: configuration, registry: Self.registry, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = service.makeApplication { port in continuation.yield(port) }
-        task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        self.group = group
+        task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw LoopbackHTTP.Failure(description: "the server did not start") }
         self.port = port
@@ -68,8 +71,9 @@ final class TestServer: @unchecked Sendable {
         throw LoopbackHTTP.Failure(description: "the server never became ready")
     }
 
+    /// A graceful shutdown, as SIGTERM gives the executable: requests in flight finish first.
     func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 
