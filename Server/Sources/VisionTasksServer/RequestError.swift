@@ -50,6 +50,9 @@ enum RequestError: Error, HTTPResponseError, CustomStringConvertible {
         headers[.contentType] = "application/json"
         if case .overloaded = self { headers[.retryAfter] = "\(Self.retryAfterSeconds)" }
         if case .unauthorized = self { headers[.wwwAuthenticate] = "Bearer" }
+        // A refused request's connection is not reused (its body may be unread; an image route's inbound-close
+        // handler closes it anyway): said so, clients open a new one.
+        headers[.connection] = "close"
         let body = (try? ReferenceJSONText.object(["error": description])) ?? Data("{}".utf8)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

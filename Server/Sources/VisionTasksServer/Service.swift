@@ -123,7 +123,11 @@ public final class VisionTasksService: Sendable {
                 }
             }
         }
-        return Self.response(answer, contentType: "application/json")
+        var response = Self.response(answer, contentType: "application/json")
+        // Hummingbird closes the connection after a request that used its inbound-close handler: said so, a client
+        // opens a new one instead of finding this one dead.
+        response.headers[.connection] = "close"
+        return response
     }
 
     /// Waits for a slot, then decodes and answers on an instance with the request's settings (kept for the next).
