@@ -48,6 +48,11 @@ let package = Package(
         .library(name: "VisionTasksMLKit", targets: ["VisionTasksMLKit"]),
         // The bare engine, for running a .tflite model without a task around it.
         .library(name: "VisionTasksEngine", targets: ["VisionTasksEngine"]),
+        // Task results as MediaPipe's reference JSON, exactly as the CLI writes them: for the service (Server/), a
+        // separate package that depends on this one, so that its answers are the CLI's bytes.
+        .library(name: "VisionTasksResultJSON", targets: ["VisionTasksResultJSON"]),
+        // Our executables' tooling (video frames through ffmpeg, among others), for the service's video endpoint.
+        .library(name: "VisionTasksTooling", targets: ["VisionTasksTooling"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "bench", targets: ["bench"]),
     ],
@@ -105,11 +110,15 @@ let package = Package(
             dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", .product(name: "Crypto", package: "swift-crypto")],
             path: "Sources/MLKit"),
 
+        // The results' reference JSON (the CLI's --json/--jsonl and the service's answers), beside Tooling: the
+        // surfaces' own, never the library's.
+        .target(name: "VisionTasksResultJSON", dependencies: ["VisionTasks"], path: "Sources/ResultJSON"),
+
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
                 "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksMLKit",
-                "VisionTasksTooling", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "VisionTasksTooling", "VisionTasksResultJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
         .executableTarget(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksResultJSON
 import VisionTasksTooling
 import VisionTasks
 
@@ -29,22 +30,8 @@ struct FaceCommand: ParsableCommand {
 }
 
 extension FaceLandmarkerResult: CommandResult {
-    var referenceJSON: [String: Any] { ReferenceJSON.face(self) }
     func drawing(on image: MPImage) -> Canvas { FaceDrawing.draw(self, on: image) }
     var summary: String { "\(faceLandmarks.count) face(s)" }
-}
-
-extension ReferenceJSON {
-    static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
-        [
-            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
-            // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
-            "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in
-                (0..<m.rows).map { r in (0..<m.columns).map { c in Double(m.value(atRow: r, column: c)) } }
-            },
-        ]
-    }
 }
 
 /// The face contours and irises (MediaPipe's connection sets) over the image, and the strongest blendshapes.

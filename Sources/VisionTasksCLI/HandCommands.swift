@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksResultJSON
 import VisionTasksTooling
 import VisionTasks
 
@@ -49,9 +50,6 @@ struct GestureCommand: ParsableCommand {
 }
 
 extension HandLandmarkerResult: CommandResult {
-    var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks)
-    }
     func drawing(on image: MPImage) -> Canvas {
         HandDrawing.draw(landmarks: landmarks, labels: handedness.map { $0.first?.categoryName ?? "" }, on: image)
     }
@@ -59,9 +57,6 @@ extension HandLandmarkerResult: CommandResult {
 }
 
 extension GestureRecognizerResult: CommandResult {
-    var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks)
-    }
     func drawing(on image: MPImage) -> Canvas {
         let labels = zip(handedness, gestures).map { handedness, gestures in
             [handedness.first?.categoryName, gestures.first?.categoryName].compactMap { $0 }.joined(separator: " ")
@@ -70,20 +65,6 @@ extension GestureRecognizerResult: CommandResult {
     }
     var summary: String {
         "\(landmarks.count) hand(s)" + (gestures.isEmpty ? "" : ": " + gestures.map { $0.first?.categoryName ?? "-" }.joined(separator: ", "))
-    }
-}
-
-extension ReferenceJSON {
-    /// `hand.json` / `gesture.json`: handedness, gestures (gesture recognizer only), landmarks and world landmarks.
-    static func hands(handedness: [[ResultCategory]], gestures: [[ResultCategory]]?, landmarks: [[NormalizedLandmark]],
-                      world: [[Landmark]]) -> [String: Any] {
-        var out: [String: Any] = [
-            "handedness": handedness.map { $0.map(category) },
-            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
-        return out
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksResultJSON
 import VisionTasksTooling
 import VisionTasks
 
@@ -41,7 +42,6 @@ struct ObjectCommand: ParsableCommand {
 }
 
 extension ObjectDetectorResult: CommandResult {
-    var referenceJSON: [String: Any] { ReferenceJSON.objects(self) }
     var summary: String {
         "\(detections.count) object(s)" + (detections.first.map { ", best \($0.categories.first?.categoryName ?? "?")" } ?? "")
     }
@@ -74,7 +74,6 @@ struct ClassifyCommand: ParsableCommand {
 }
 
 extension ImageClassifierResult: CommandResult {
-    var referenceJSON: [String: Any] { ReferenceJSON.classifications(self) }
     var summary: String {
         let best = classificationResult.classifications.first?.categories.first
         return best.map { String(format: "%@ %.3f", $0.categoryName ?? "\($0.index)", $0.score) } ?? "no category"
@@ -88,29 +87,5 @@ extension ImageClassifierResult: CommandResult {
                              x: 4, y: 4 + i * 10 * scale, scale: scale, .white)
         }
         return canvas
-    }
-}
-
-extension ReferenceJSON {
-    /// `object.json`'s schema: pixel boxes; a labelled detection's index and display name as null, as MediaPipe's
-    /// Python results give them.
-    static func objects(_ result: ObjectDetectorResult) -> [String: Any] {
-        // A model's NaN box is written as null, not converted (Int(_:) traps on it).
-        func pixel(_ value: CGFloat) -> Any { pixelCoordinate(Double(value)).map { $0 as Any } ?? NSNull() }
-        return ["detections": result.detections.map { detection -> [String: Any] in
-            let box = detection.boundingBox
-            return [
-                "boundingBox": ["originX": pixel(box.minX), "originY": pixel(box.minY), "width": pixel(box.width), "height": pixel(box.height)],
-                "categories": detection.categories.map { c -> [String: Any] in
-                    ["index": c.index < 0 ? NSNull() : c.index as Any, "score": Double(c.score),
-                     "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
-                },
-            ]
-        }]
-    }
-
-    /// `classify.json`'s schema: one array of categories per head.
-    static func classifications(_ result: ImageClassifierResult) -> [String: Any] {
-        ["classifications": result.classificationResult.classifications.map { $0.categories.map(category) }]
     }
 }

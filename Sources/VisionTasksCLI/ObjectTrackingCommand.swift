@@ -2,6 +2,7 @@
 // files that import VisionTasks).
 import ArgumentParser
 import Foundation
+import VisionTasksResultJSON
 import VisionTasksMLKit
 import VisionTasksTooling
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksResultJSON
 import VisionTasksTooling
 import VisionTasks
 
@@ -27,30 +28,8 @@ struct PoseCommand: ParsableCommand {
 }
 
 extension PoseLandmarkerResult: CommandResult {
-    var referenceJSON: [String: Any] { ReferenceJSON.pose(self) }
     func drawing(on image: MPImage) -> Canvas { PoseDrawing.draw(self, on: image) }
     var summary: String { "\(landmarks.count) pose(s)" }
-}
-
-/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field).
-enum ReferenceJSON {
-    /// The MediaPipe release whose outputs and schema these results mirror.
-    static let mirroredVersion = "0.10.14"
-
-    static func pose(_ result: PoseLandmarkerResult) -> [String: Any] {
-        var out: [String: Any] = [
-            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
-            let values = mask.float32Values
-            let count = Double(max(values.count, 1))
-            return ["width": mask.width, "height": mask.height,
-                    "mean": values.reduce(0) { $0 + Double($1) } / count,
-                    "fractionAbove0.5": Double(values.filter { $0 > 0.5 }.count) / count]
-        }
-        return out
-    }
 }
 
 /// The skeleton (MediaPipe's 33-point pose connections) and mask over the image.

@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasks
+import VisionTasksResultJSON
 
 /// Where a task command's results go: JSON lines written as each frame is answered (`--jsonl FILE`, `-` for standard
 /// output), and one JSON document written at the end (`--json FILE`, the only output that keeps results in memory).
@@ -41,9 +42,7 @@ final class ResultOutput: @unchecked Sendable {
 
     /// One answered frame in the reference schema's per-result form.
     func write(image label: String, width: Int, height: Int, timestamp: Int?, result: [String: Any]) throws {
-        let entry: [String: Any] = ["image": label, "width": width, "height": height,
-                                    "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": result]
-        try append(entry, keep: true)
+        try append(ReferenceJSON.entry(image: label, width: width, height: height, timestamp: timestamp, result: result), keep: true)
     }
 
     /// One answered frame whose fields sit beside the image's (the `odt` command's schema).
@@ -69,7 +68,7 @@ final class ResultOutput: @unchecked Sendable {
         guard let document else { return }
         var whole = header
         whole["results"] = entries
-        let data = try JSONSerialization.data(withJSONObject: whole, options: [.sortedKeys])
+        let data = try ReferenceJSON.encoded(whole)
         // stat, not attributesOfItem: a symbolic link to a regular file is written atomically, not in place.
         var status = stat()
         if stat(document, &status) == 0, status.st_mode & S_IFMT != S_IFREG, let existing = FileHandle(forWritingAtPath: document) {
@@ -90,9 +89,7 @@ final class ResultOutput: @unchecked Sendable {
     private func append(_ entry: [String: Any], keep: Bool) throws {
         lock.lock(); defer { lock.unlock() }
         if let lines {
-            var data = try JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys])
-            data.append(UInt8(ascii: "\n"))
-            try lines.write(contentsOf: data)
+            try lines.write(contentsOf: ReferenceJSON.line(entry))
         }
         if keep, document != nil { entries.append(entry) }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasksImaging
+import VisionTasksResultJSON
 import VisionTasksTooling
 import VisionTasks
 
@@ -45,9 +46,9 @@ struct TaskCommandOptions: ParsableArguments {
     }
 }
 
-/// A task's result as the commands write it: MediaPipe's reference JSON, a drawing and a one-line summary.
-protocol CommandResult {
-    var referenceJSON: [String: Any] { get }
+/// A task's result as the commands write it: MediaPipe's reference JSON (VisionTasksResultJSON's, shared with the
+/// service), a drawing and a one-line summary.
+protocol CommandResult: ReferenceJSONConvertible {
     func drawing(on image: MPImage) -> Canvas
     var summary: String { get }
 }
@@ -258,16 +259,3 @@ final class LiveStreamCollector: @unchecked Sendable {
 }
 
 extension LandmarkSmoothing: ExpressibleByArgument {}
-
-/// Result fields shared by the tasks' reference JSON.
-extension ReferenceJSON {
-    /// A normalized or world landmark; MediaPipe's Python results carry visibility and presence on every landmark,
-    /// 0 where the model gives none (faces).
-    static func point(_ x: Float, _ y: Float, _ z: Float, _ visibility: Float?, _ presence: Float?) -> [String: Any] {
-        ["x": Double(x), "y": Double(y), "z": Double(z), "visibility": Double(visibility ?? 0), "presence": Double(presence ?? 0)]
-    }
-
-    static func category(_ c: ResultCategory) -> [String: Any] {
-        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
-    }
-}

@@ -1,0 +1,206 @@
+import Foundation
+import VisionTasks
+import VisionTasksResultJSON
+
+/// The tasks the service runs, by their route (`POST /v1/{task}`): the CLI's command names.
+public enum TaskKind: String, CaseIterable, Sendable, Codable {
+    case pose, face, hand, gesture, object, classify
+
+    /// The bundles and models this task takes, under the names MediaPipe ships them; the first one present in the
+    /// models folder is the default (`?model=NAME` picks another).
+    public var modelNames: [String] {
+        switch self {
+        case .pose: return ["pose_landmarker_lite.task", "pose_landmarker_full.task", "pose_landmarker_heavy.task"]
+        case .face: return ["face_landmarker.task"]
+        case .hand: return ["hand_landmarker.task"]
+        case .gesture: return ["gesture_recognizer.task"]
+        case .object: return ["efficientdet_lite0.tflite", "efficientdet_lite2.tflite", "ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
+        case .classify: return ["efficientnet_lite0.tflite", "efficientnet_lite2.tflite", "bird_classifier.tflite"]
+        }
+    }
+
+    /// The query parameters that set the task's options, under MediaPipe's option names, and their types.
+    var optionKinds: [String: OptionKind] {
+        switch self {
+        case .pose:
+            return ["numPoses": .int, "minPoseDetectionConfidence": .float, "minPosePresenceConfidence": .float,
+                    "minTrackingConfidence": .float, "outputSegmentationMasks": .bool]
+        case .face:
+            return ["numFaces": .int, "minFaceDetectionConfidence": .float, "minFacePresenceConfidence": .float,
+                    "minTrackingConfidence": .float, "outputFaceBlendshapes": .bool, "outputFacialTransformationMatrixes": .bool]
+        case .hand, .gesture:
+            return ["numHands": .int, "minHandDetectionConfidence": .float, "minHandPresenceConfidence": .float,
+                    "minTrackingConfidence": .float]
+        case .object, .classify:
+            return ["maxResults": .int, "scoreThreshold": .float, "categoryAllowlist": .list, "categoryDenylist": .list]
+        }
+    }
+}
+
+enum OptionKind: Sendable { case int, float, bool, list }
+
+/// A parsed option value. Floats are kept as `Float`, the options' own type, so equal settings are equal keys.
+enum OptionValue: Hashable, Sendable {
+    case int(Int), float(Float), bool(Bool), list([String])
+}
+
+/// Everything that makes one task instance differ from another: the task, its model and its options. Instances
+/// are pooled by this key; a request checks out one built with exactly its settings.
+struct TaskSetup: Hashable, Sendable {
+    let kind: TaskKind
+    let modelName: String
+    let modelPath: String
+    let options: [String: OptionValue]
+
+    /// Parameters every task takes besides its options.
+    static let commonParameters: Set<String> = ["model", "name", "rotationDegrees", "maxFrames"]
+
+    /// The setup a request's query asks for. Unknown names, values of the wrong type and unknown models are
+    /// ``RequestError/badRequest(_:)`` with a message naming the parameter.
+    init(kind: TaskKind, query: [(key: String, value: String)], catalog: ModelCatalog) throws(RequestError) {
+        self.kind = kind
+        let requested = query.last(where: { $0.key == "model" })?.value
+        guard let model = catalog.model(for: kind, named: requested) else {
+            if let requested {
+                let available = catalog.models.filter { $0.task == kind }.map(\.name)
+                throw .badRequest("model '\(requested)' is not a \(kind.rawValue) model of this service (available: \(available.joined(separator: ", ")))")
+            }
+            throw .notFound("no \(kind.rawValue) model is loaded")
+        }
+        modelName = model.name
+        modelPath = model.path
+        let kinds = kind.optionKinds
+        var options: [String: OptionValue] = [:]
+        for (key, value) in query where !Self.commonParameters.contains(key) {
+            guard let optionKind = kinds[key] else {
+                throw .badRequest("unknown parameter '\(key)' for \(kind.rawValue) (options: \(kinds.keys.sorted().joined(separator: ", ")); also \(Self.commonParameters.sorted().joined(separator: ", ")))")
+            }
+            switch optionKind {
+            case .int:
+                guard let number = Int(value) else { throw .badRequest("\(key) must be an integer (got '\(value)')") }
+                options[key] = .int(number)
+            case .float:
+                guard let number = Float(value), number.isFinite else { throw .badRequest("\(key) must be a finite number (got '\(value)')") }
+                options[key] = .float(number)
+            case .bool:
+                switch value.lowercased() {
+                case "true", "1": options[key] = .bool(true)
+                case "false", "0": options[key] = .bool(false)
+                default: throw .badRequest("\(key) must be true or false (got '\(value)')")
+                }
+            case .list:
+                // Repeated parameters or commas: `categoryAllowlist=cat,dog` or `categoryAllowlist=cat&categoryAllowlist=dog`.
+                let items = value.split(separator: ",").map(String.init)
+                if case let .list(earlier)? = options[key] { options[key] = .list(earlier + items) } else { options[key] = .list(items) }
+            }
+        }
+        self.options = options
+    }
+
+    private func int(_ name: String) -> Int? { if case let .int(v)? = options[name] { return v }; return nil }
+    private func float(_ name: String) -> Float? { if case let .float(v)? = options[name] { return v }; return nil }
+    private func bool(_ name: String) -> Bool? { if case let .bool(v)? = options[name] { return v }; return nil }
+    private func list(_ name: String) -> [String]? { if case let .list(v)? = options[name] { return v }; return nil }
+
+    /// Builds a task instance with these settings in `mode` (image, or video for one clip). Throws the task's typed
+    /// error: ``VisionTaskError/invalidOption(name:reason:)`` for an option out of its range.
+    func makeInstance(mode: RunningMode, threads: Int) throws -> TaskInstance {
+        func configure(_ options: TaskOptions) {
+            options.baseOptions.modelAssetPath = modelPath
+            options.baseOptions.numThreads = threads
+            options.runningMode = mode
+        }
+        func classifier(_ options: ClassificationTaskOptions) {
+            if let v = int("maxResults") { options.maxResults = v }
+            if let v = float("scoreThreshold") { options.scoreThreshold = v }
+            if let v = list("categoryAllowlist") { options.categoryAllowlist = v }
+            if let v = list("categoryDenylist") { options.categoryDenylist = v }
+        }
+        func hands(_ options: HandTaskOptions) {
+            if let v = int("numHands") { options.numHands = v }
+            if let v = float("minHandDetectionConfidence") { options.minHandDetectionConfidence = v }
+            if let v = float("minHandPresenceConfidence") { options.minHandPresenceConfidence = v }
+            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
+        }
+        switch kind {
+        case .pose:
+            let options = PoseLandmarkerOptions()
+            configure(options)
+            if let v = int("numPoses") { options.numPoses = v }
+            if let v = float("minPoseDetectionConfidence") { options.minPoseDetectionConfidence = v }
+            if let v = float("minPosePresenceConfidence") { options.minPosePresenceConfidence = v }
+            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
+            if let v = bool("outputSegmentationMasks") { options.outputSegmentationMasks = v }
+            let task = try PoseLandmarker(options: options)
+            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
+                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        case .face:
+            let options = FaceLandmarkerOptions()
+            configure(options)
+            if let v = int("numFaces") { options.numFaces = v }
+            if let v = float("minFaceDetectionConfidence") { options.minFaceDetectionConfidence = v }
+            if let v = float("minFacePresenceConfidence") { options.minFacePresenceConfidence = v }
+            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
+            if let v = bool("outputFaceBlendshapes") { options.outputFaceBlendshapes = v }
+            if let v = bool("outputFacialTransformationMatrixes") { options.outputFacialTransformationMatrixes = v }
+            let task = try FaceLandmarker(options: options)
+            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
+                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        case .hand:
+            let options = HandLandmarkerOptions()
+            configure(options)
+            hands(options)
+            let task = try HandLandmarker(options: options)
+            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
+                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        case .gesture:
+            let options = GestureRecognizerOptions()
+            configure(options)
+            hands(options)
+            let task = try GestureRecognizer(options: options)
+            return TaskInstance(task: task, image: { try task.recognize(image: $0).referenceJSON },
+                                frame: { try task.recognize(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        case .object:
+            let options = ObjectDetectorOptions()
+            configure(options)
+            classifier(options)
+            let task = try ObjectDetector(options: options)
+            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
+                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        case .classify:
+            let options = ImageClassifierOptions()
+            configure(options)
+            classifier(options)
+            let task = try ImageClassifier(options: options)
+            return TaskInstance(task: task, image: { try task.classify(image: $0).referenceJSON },
+                                frame: { try task.classify(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        }
+    }
+}
+
+/// One task instance, used by one request at a time (the pool hands it out and takes it back): MediaPipe's graphs
+/// keep per-stream state (timestamps, tracking), so an instance is never shared by concurrent requests.
+final class TaskInstance: @unchecked Sendable {
+    // @unchecked: the pool gives an instance to one request at a time; nothing here is touched concurrently.
+    private let task: AnyObject
+    private let image: (MPImage) throws -> [String: Any]
+    private let frame: (MPImage, Int) throws -> [String: Any]
+
+    init(task: AnyObject, image: @escaping (MPImage) throws -> [String: Any], frame: @escaping (MPImage, Int) throws -> [String: Any]) {
+        self.task = task
+        self.image = image
+        self.frame = frame
+    }
+
+    /// The image's result as the CLI's `--json` writes it in `results[0]`, encoded.
+    func answer(image picture: MPImage, label: String) throws -> Data {
+        let result = try image(picture)
+        return try ReferenceJSON.encoded(ReferenceJSON.entry(image: label, width: picture.width, height: picture.height, timestamp: nil, result: result))
+    }
+
+    /// A video frame's result as the CLI's `--jsonl` writes it: one line.
+    func answer(frame picture: MPImage, timestamp: Int, label: String) throws -> Data {
+        let result = try frame(picture, timestamp)
+        return try ReferenceJSON.line(ReferenceJSON.entry(image: label, width: picture.width, height: picture.height, timestamp: timestamp, result: result))
+    }
+}
