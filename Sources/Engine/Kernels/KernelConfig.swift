@@ -3,8 +3,9 @@
 /// run time; ours is chosen at build time by the target CPU, see Package.swift and tools/tuned-build-env).
 ///
 /// Operators read it once, when the plan builds their kernel, and keep the micro-kernel they chose: an invoke never
-/// asks again. A plan can be built with another configuration than the build's (``ExecutionPlan/init(model:
-/// memoryBudget:kernels:)``), which is how the tests run the VNNI tier's algorithm on a CPU without VNNI.
+/// asks again. A plan can be built with another configuration than the build's
+/// (``ExecutionPlan/init(model:memoryBudget:kernels:)``), which is how the tests run the VNNI tier's algorithm on a CPU
+/// without VNNI.
 public struct KernelConfig: Sendable, Equatable {
     /// Instruction-set tiers, lowest first.
     public enum Tier: String, Sendable, CaseIterable {
@@ -18,7 +19,7 @@ public struct KernelConfig: Sendable, Equatable {
         case avx512VNNI
     }
 
-    /// How float convolutions tile their packed GEMM (``PackedGEMM``).
+    /// How float convolutions tile their packed GEMM (`PackedGEMM`).
     public enum FloatGEMMKernel: String, Sendable {
         /// 6 × 16 tiles in twelve SIMD8<Float> accumulators: AVX2's 16 registers.
         case sixBySixteen
@@ -28,9 +29,9 @@ public struct KernelConfig: Sendable, Equatable {
 
     /// How quantized convolutions and fully connected layers multiply.
     public enum QuantizedGEMMKernel: String, Sendable {
-        /// ``QuantizedGEMM``: input and filter less their zero points as int16, `vpmaddwd` on pairs of depth steps.
+        /// `QuantizedGEMM`: input and filter less their zero points as int16, `vpmaddwd` on pairs of depth steps.
         case int16Pairs
-        /// ``QuantizedDotGEMM``: input as unsigned bytes and filter as signed bytes, `vpdpbusd` on quads of depth
+        /// `QuantizedDotGEMM`: input as unsigned bytes and filter as signed bytes, `vpdpbusd` on quads of depth
         /// steps, the zero points corrected through the bias and one sum per row (XNNPACK's VNNI kernels' scheme).
         case int8Quads
     }
@@ -66,19 +67,19 @@ public struct KernelConfig: Sendable, Equatable {
 
     // Tuning thresholds, by the kernel that uses them.
 
-    /// ``PackedGEMM``: filters up to this size are kept cached whole (a quarter of Zen 2's 512 KB L2 per core).
+    /// `PackedGEMM`: filters up to this size are kept cached whole (a quarter of Zen 2's 512 KB L2 per core).
     static let residentWeightBytes = 128 << 10
-    /// ``PackedGEMM``: rows of A per chunk when the filter is resident: half of a 32 KB L1 data cache.
+    /// `PackedGEMM`: rows of A per chunk when the filter is resident: half of a 32 KB L1 data cache.
     static let chunkBytes = 16 << 10
-    /// ``QuantizedGEMM``: rows per full tile (4 × 16 in eight SIMD8<Int32> accumulators; AVX2 has 16 registers).
+    /// `QuantizedGEMM`: rows per full tile (4 × 16 in eight SIMD8<Int32> accumulators; AVX2 has 16 registers).
     static let quantizedPairTileRows = 4
-    /// ``QuantizedDotGEMM``: rows per tile. One 16-lane accumulator per row; twelve independent `vpdpbusd` chains
+    /// `QuantizedDotGEMM`: rows per tile. One 16-lane accumulator per row; twelve independent `vpdpbusd` chains
     /// cover its latency of 5 cycles at two a cycle (Zen 4, Ice Lake), and twelve accumulators, the weights and the
     /// broadcasts fit AVX-512's 32 registers with room to spare.
     static let quantizedQuadTileRows = 12
-    /// ``Conv2DKernel``: filters of up to this many weights (1 MB) go through ``PackedGEMM``; larger ones to OpenBLAS.
+    /// `Conv2DKernel`: filters of up to this many weights (1 MB) go through `PackedGEMM`; larger ones to OpenBLAS.
     static let packedFilterMaximumWeights = 1 << 18
-    /// ``Conv2DKernel``: outputs of this many pixels or fewer are matrix-vector products, which the packed panels
+    /// `Conv2DKernel`: outputs of this many pixels or fewer are matrix-vector products, which the packed panels
     /// stream best whatever the filter's size (face landmarks' 2 × 2 × 128 → 1434 head).
     static let matrixVectorMaximumPixels = 64
     /// Float convolutions: output pixels per thread, direct (depth-first) and through the GEMM, and stem rows.
