@@ -20,12 +20,17 @@ struct FaceCommand: ParsableCommand {
     }
 
     func run() throws {
+        try TaskCommandRunner(options: common, taskName: "face").run(FaceLandmarker.self, taskOptions)
+    }
+
+    /// The task's options from the command line (the worker builds its tasks from the same parsed commands).
+    var taskOptions: FaceLandmarkerOptions {
         let options = FaceLandmarkerOptions()
         options.numFaces = numFaces
         options.outputFaceBlendshapes = blendshapes
         options.outputFacialTransformationMatrixes = transformationMatrixes
         options.landmarkSmoothing = common.smoothing
-        try TaskCommandRunner(options: common, taskName: "face").run(FaceLandmarker.self, options)
+        return options
     }
 }
 

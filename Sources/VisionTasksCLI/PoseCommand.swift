@@ -18,12 +18,17 @@ struct PoseCommand: ParsableCommand {
         try OptionRange.check(numPoses, in: OptionRange.instances, option: "--num-poses")
     }
 
-    func run() throws {
+    /// The task's options from the command line (the worker builds its tasks from the same parsed commands).
+    var taskOptions: PoseLandmarkerOptions {
         let options = PoseLandmarkerOptions()
         options.numPoses = numPoses
         options.outputSegmentationMasks = segmentation
         options.landmarkSmoothing = common.smoothing
-        try TaskCommandRunner(options: common, taskName: "pose").run(PoseLandmarker.self, options)
+        return options
+    }
+
+    func run() throws {
+        try TaskCommandRunner(options: common, taskName: "pose").run(PoseLandmarker.self, taskOptions)
     }
 }
 

@@ -231,23 +231,10 @@ final class Worker {
         switch request.task {
         case .pose:
             let command = try parse(PoseCommand.self)
-            return plan(command.common, PoseLandmarker.self) {
-                let options = PoseLandmarkerOptions()
-                options.numPoses = command.numPoses
-                options.outputSegmentationMasks = command.segmentation
-                options.landmarkSmoothing = command.common.smoothing
-                return options
-            }
+            return plan(command.common, PoseLandmarker.self) { command.taskOptions }
         case .face:
             let command = try parse(FaceCommand.self)
-            return plan(command.common, FaceLandmarker.self) {
-                let options = FaceLandmarkerOptions()
-                options.numFaces = command.numFaces
-                options.outputFaceBlendshapes = command.blendshapes
-                options.outputFacialTransformationMatrixes = command.transformationMatrixes
-                options.landmarkSmoothing = command.common.smoothing
-                return options
-            }
+            return plan(command.common, FaceLandmarker.self) { command.taskOptions }
         case .hand:
             let command = try parse(HandCommand.self)
             return plan(command.common, HandLandmarker.self) { command.hands.configured(HandLandmarkerOptions(), common: command.common) }
