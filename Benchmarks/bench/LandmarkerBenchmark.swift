@@ -21,25 +21,36 @@ enum LandmarkerBenchmark {
         var image: String
         var video: String
         var members: [String]
+        /// The members each of the pipeline's stages (``NamedStageTimings``) invokes once a run, for the one-thread
+        /// breakdown: models against the rest, ours and MediaPipe's.
+        var stageMembers: [String: [String]]
 
         static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
                                video: "../shared/videos/full_body_juggle.mp4",
-                               members: ["pose_detector.tflite", "pose_landmarks_detector.tflite"])
+                               members: ["pose_detector.tflite", "pose_landmarks_detector.tflite"],
+                               stageMembers: ["detector": ["pose_detector.tflite"], "landmarks": ["pose_landmarks_detector.tflite"]])
         static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
                                video: "../shared/videos/face_head_turning.mp4",
-                               members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"])
+                               members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"],
+                               stageMembers: ["detector": ["face_detector.tflite"], "landmarks": ["face_landmarks_detector.tflite"],
+                                              "blendshapes": ["face_blendshapes.tflite"]])
         static let hand = Task(name: "hand", model: "Models/hand_landmarker.task", image: "../shared/images/hand_two_palms.png",
                                video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
-                               members: ["hand_detector.tflite", "hand_landmarks_detector.tflite"])
+                               members: ["hand_detector.tflite", "hand_landmarks_detector.tflite"],
+                               stageMembers: ["detector": ["hand_detector.tflite"], "landmarks": ["hand_landmarks_detector.tflite"]])
         static let gesture = Task(name: "gesture", model: "Models/gesture_recognizer.task", image: "../shared/images/hand_two_palms.png",
                                   video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
                                   members: ["hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",
                                             "hand_gesture_recognizer.task/gesture_embedder.tflite",
-                                            "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"])
+                                            "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"],
+                                  stageMembers: ["detector": ["hand_landmarker.task/hand_detector.tflite"],
+                                                 "landmarks": ["hand_landmarker.task/hand_landmarks_detector.tflite"],
+                                                 "gestures": ["hand_gesture_recognizer.task/gesture_embedder.tflite",
+                                                              "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"]])
         static let objects = Task(name: "object", model: "Models/ssd_mobilenet_v1.tflite", image: "../shared/images/obj_street_people.jpg",
-                                  video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""])
+                                  video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["detector": [""]])
         static let classify = Task(name: "classify", model: "Models/efficientnet_lite0.tflite", image: "../shared/images/coral_bird.png",
-                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""])
+                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["classifier": [""]])
     }
 
     struct Arguments {
@@ -153,6 +164,7 @@ enum LandmarkerBenchmark {
             try oneThread?.processFrame(first, timestampInMilliseconds: nil)
         }
         let before = landmarker.stageTimings
+        let oneThreadBefore = oneThread?.stageTimings ?? []
         var frameCount = 0
         if a.mode == "live" {
             // A source far faster than either pipeline (a frame every millisecond) for three seconds a turn: what
@@ -254,6 +266,10 @@ enum LandmarkerBenchmark {
                 if !oneRatios.isEmpty {
                     print(String(format: "ours / %@ at 1 thread each: %.2f (same turns)", theirName as NSString, median(oneRatios)))
                 }
+                if let oneThread, !oursOne.isEmpty {
+                    printOneThreadBreakdown(task, a, ours: (oneThread.stageTimings, oneThreadBefore), oursMean: mean(oursOne),
+                                            theirsMean: mean(theirs), theirName: theirName, frames: oursOne.count)
+                }
                 // How many cores MediaPipe kept busy while it was timed: its XNNPACK is one thread, but its graph's
                 // calculators run on an executor of its own. Above 1 it ran more than one core at a time (on a loaded
                 // host, a value below 1 says little).
@@ -280,6 +296,49 @@ enum LandmarkerBenchmark {
             if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: [member.isEmpty ? a.model : "\(a.model)#\(member)", "\(threads)", "30"]) {
                 print("litert \(member) (\(threads) threads): \(line)")
             }
+        }
+    }
+
+    /// Where a frame's time goes at one thread each, as means per frame (means add up where medians do not): ours,
+    /// its stages' model invocations against everything else (pre- and post-processing, the glue between stages);
+    /// MediaPipe's, which reports no stages, as LiteRT's one-thread time of the same models — XNNPACK, which
+    /// MediaPipe runs — times as many invocations as ours made (the pipelines decide alike when to detect and when
+    /// to track: their results are MediaPipe's), and the rest of its frame time.
+    static func printOneThreadBreakdown(_ task: Task, _ a: Arguments, ours: (after: [NamedStageTimings], before: [NamedStageTimings]),
+                                        oursMean: Double, theirsMean: Double, theirName: String, frames: Int) {
+        let n = Double(max(frames, 1))
+        var oursModels = 0.0, theirsModels = 0.0, runsByStage: [String] = []
+        var litertMissing: [String] = []
+        for stage in ours.after {
+            let earlier = ours.before.first { $0.stage == stage.stage }?.timings ?? StageTimings()
+            let calls = stage.timings.calls - earlier.calls
+            oursModels += (stage.timings.inference - earlier.inference) / n
+            guard let members = task.stageMembers[stage.stage], calls > 0 else { continue }
+            runsByStage.append("\(stage.stage) \(calls)")
+            for member in members {
+                let line = LiteRTReference.run(script: "tools/litert_model_time.py",
+                                               arguments: [member.isEmpty ? a.model : "\(a.model)#\(member)", "1", "30"])
+                guard let milliseconds = line.flatMap({ LiteRTReference.value("median_ms", in: $0) }) else {
+                    litertMissing.append(member.isEmpty ? a.model : member)
+                    continue
+                }
+                theirsModels += milliseconds * Double(calls) / n
+            }
+        }
+        print("where a frame's time goes at 1 thread each (means per frame over \(frames) frames; runs: \(runsByStage.joined(separator: ", "))):")
+        print(String(format: "  ours:   models %6.2f ms + the rest %5.2f ms = %6.2f ms", oursModels, oursMean - oursModels, oursMean))
+        if litertMissing.isEmpty, theirsModels >= theirsMean {
+            // SSD MobileNet v1 (uint8): ai-edge-litert's one-thread invoke takes longer than MediaPipe's whole frame,
+            // so the two builds of XNNPACK do not run it alike and LiteRT cannot stand for MediaPipe's models.
+            print(String(format: "  %@: LiteRT's one-thread models (%.2f ms) take longer than its whole frame (%.2f ms): no breakdown",
+                         theirName as NSString, theirsModels, theirsMean))
+        } else if litertMissing.isEmpty {
+            print(String(format: "  %@: models %6.2f ms + the rest %5.2f ms = %6.2f ms   (models: LiteRT at 1 thread × our runs)",
+                         theirName as NSString, theirsModels, theirsMean - theirsModels, theirsMean))
+            print(String(format: "  ours / theirs: models %.2f, the rest %.2f", oursModels / theirsModels,
+                         (oursMean - oursModels) / max(theirsMean - theirsModels, 1e-9)))
+        } else {
+            print("  \(theirName): LiteRT did not time \(litertMissing.joined(separator: ", ")): no breakdown")
         }
     }
 
