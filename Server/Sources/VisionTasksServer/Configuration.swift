@@ -23,10 +23,15 @@ public struct ServerConfiguration: Sendable {
     public var apiKey: String?
     /// Threads each task instance uses (nil: the cores divided among the slots). Results do not depend on it.
     public var threadsPerSlot: Int?
+    /// Seconds a connection may stay silent while its request is being read, or between requests, before it is closed:
+    /// a stalled or trickling upload and an idle keep-alive connection do not hold a connection (and the memory of
+    /// the body read so far) for ever. Not while the request is answered: inference and a streamed video answer are
+    /// bounded by ``deadline`` and the client's reading.
+    public var idleTimeout: Double
 
     public init(modelsDirectory: String, host: String = "127.0.0.1", port: Int = 8080, slots: Int = 2, queue: Int = 8,
                 maxBody: Int = 20 << 20, maxVideoBody: Int = 512 << 20, maxPixels: Int = 40_000_000, deadline: Double = 30,
-                apiKey: String? = nil, threadsPerSlot: Int? = nil) {
+                apiKey: String? = nil, threadsPerSlot: Int? = nil, idleTimeout: Double = 30) {
         self.modelsDirectory = modelsDirectory
         self.host = host
         self.port = port
@@ -38,6 +43,7 @@ public struct ServerConfiguration: Sendable {
         self.deadline = deadline
         self.apiKey = apiKey
         self.threadsPerSlot = threadsPerSlot
+        self.idleTimeout = idleTimeout
     }
 
     /// Refuses settings no service can run with, naming the flag.
@@ -49,6 +55,9 @@ public struct ServerConfiguration: Sendable {
         guard maxPixels > 0 else { throw .configuration("--max-pixels must be positive") }
         guard deadline.isFinite, deadline > 0, deadline <= 86_400 else {
             throw .configuration("--deadline must be a number of seconds between 0 and 86400 (got \(deadline))")
+        }
+        guard idleTimeout.isFinite, idleTimeout > 0, idleTimeout <= 86_400 else {
+            throw .configuration("--idle-timeout must be a number of seconds between 0 and 86400 (got \(idleTimeout))")
         }
         guard (0...65_535).contains(port) else { throw .configuration("--port must be between 0 and 65535 (got \(port))") }
         if let threadsPerSlot, !(1...64).contains(threadsPerSlot) {

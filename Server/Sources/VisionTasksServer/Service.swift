@@ -82,8 +82,12 @@ public final class VisionTasksService: Sendable {
         var services: [any Service] = []
         if loadsModels { services.append(ModelLoader(service: self)) }
         let host = configuration.host, port = configuration.port
+        // Hummingbird's idle timeout counts from the last byte read while a request is read or awaited, and not while
+        // one is answered: it is what closes a stalled upload (slowloris) and a silent keep-alive connection.
+        let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1e9))
         return Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: idle)),
             configuration: .init(address: .hostname(host, port: port), serverName: "vision-tasks-server"),
             services: services,
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },

@@ -29,6 +29,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds from a request's arrival to its answer (504 after); for a video, to its slot.") var deadline = 30.0
     @Option(help: "A file holding the API key every /v1 request must carry (Authorization: Bearer KEY or X-API-Key).") var apiKeyFile: String?
     @Option(help: "Threads per task instance (default: the cores divided among the slots).") var threads: Int?
+    @Option(help: "Seconds a connection may stay silent while its request is read, or between requests, before it is closed.") var idleTimeout = 30.0
 
     func run() async throws {
         var apiKey: String?
@@ -39,7 +40,8 @@ struct Serve: AsyncParsableCommand {
         }
         let configuration = ServerConfiguration(
             modelsDirectory: models, host: host, port: port, slots: slots, queue: queue, maxBody: maxBody,
-            maxVideoBody: maxVideoBody, maxPixels: maxPixels, deadline: deadline, apiKey: apiKey, threadsPerSlot: threads)
+            maxVideoBody: maxVideoBody, maxPixels: maxPixels, deadline: deadline, apiKey: apiKey, threadsPerSlot: threads,
+            idleTimeout: idleTimeout)
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "vision-tasks-server")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info

@@ -153,6 +153,38 @@ final class ErrorStatusTests: XCTestCase {
         try await waitUntil("the slot is freed") { await server.service.pool.state.busy == 0 }
     }
 
+    /// A client that sends a request's head and part of its body and then goes silent (a stalled upload, or a
+    /// slowloris) is disconnected once the idle timeout has passed, an image's and a video's alike: it holds no slot
+    /// and no place in the queue, leaves no upload file, and the next request is answered.
+    func testAStalledUploadIsClosedAfterTheIdleTimeout() async throws {
+        let server = try await TestServer { $0.idleTimeout = 1 }
+        defer { Task { await server.stop() } }
+        let uploads = { try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("vision-tasks-upload-") }.count }
+        let uploadsBefore = try uploads()
+        for (path, type) in [("/v1/pose", "image/jpeg"), ("/v1/pose/video", "video/mp4")] {
+            let socket = try LoopbackHTTP.connect(port: server.port)
+            defer { close(socket) }
+            // Without the timeout this read would wait for ever; the test's own bound is 60 s.
+            var bound = timeval(tv_sec: 60, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &bound, socklen_t(MemoryLayout<timeval>.size))
+            let head = LoopbackHTTP.head(method: "POST", path: path, headers: ["Content-Type": type], contentLength: 100_000)
+            try LoopbackHTTP.send(socket, head + Data(repeating: 0xFF, count: 1_000))
+            let start = ContinuousClock.now
+            let answer = try LoopbackHTTP.readAll(socket)
+            let waited = start.duration(to: .now)
+            XCTAssertGreaterThanOrEqual(waited, .milliseconds(900), "\(path): closed before the idle timeout")
+            XCTAssertLessThan(waited, .seconds(30), "\(path): the stalled upload was not closed")
+            XCTAssertTrue(answer.isEmpty || String(decoding: answer.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 4"),
+                          "\(path): \(String(decoding: answer.prefix(200), as: UTF8.self))")
+        }
+        try await waitUntil("no request holds a slot or waits") {
+            let state = await server.service.pool.state
+            return state.busy == 0 && state.waiting == 0
+        }
+        try await waitUntil("the stalled video's upload file is removed") { (try? uploads()) == uploadsBefore }
+        XCTAssertEqual(try server.post("/v1/pose", file: Paths.image("pose1.jpg"), type: "image/jpeg").status, 200)
+    }
+
     // MARK: - Helpers
 
     private func postChunked(_ port: Int, _ path: String, body: Data, type: String) throws -> HTTPAnswer {
