@@ -64,6 +64,7 @@ public final class VideoDecoder {
     private let messages: OutputDrain
     private var index = 0
     private var ended = false
+    private var closed = false
 
     /// Probes the clip and starts ffmpeg. `orientation` is given to every frame's ``MPImage`` (its init checks it,
     /// so a refused orientation is the first ``nextFrame()``'s error).
@@ -115,7 +116,26 @@ public final class VideoDecoder {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        close()
+    }
+
+    /// ffmpeg's process id, for the tests that check it is gone.
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Stops ffmpeg and reaps it; called on deinit, so a caller done before the clip's end (`maxFrames`, `endMs`, a
+    /// client gone) need not. It must not be left to the process: Foundation's `Process` keeps itself and its pipes
+    /// alive while the child runs, so our end of ffmpeg's output stays open and ffmpeg blocks on a full pipe for
+    /// ever — and SIGTERM only sets a flag in ffmpeg that a write blocked there never reaches. Each truncated clip
+    /// left one blocked decoder (tens of MB, its input file held open: a deleted upload's disk space too) in a
+    /// long-lived worker or service. Closing our end makes a blocked write fail; SIGKILL ends one that is decoding.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        ended = true
+        try? output.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        _ = messages.finish()
     }
 
     /// Whether ffmpeg's autorotation turns frames of a stream with this rotation by a quarter, swapping their sides.

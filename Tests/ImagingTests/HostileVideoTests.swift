@@ -22,6 +22,28 @@ final class HostileVideoTests: XCTestCase {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// A decoder let go of before its clip's end — the worker's `maxFrames` and `endMs`, the service's gone client —
+    /// stops and reaps its ffmpeg, dropped or closed: left to itself ffmpeg blocked on its full output pipe for ever,
+    /// one process per truncated clip in a long-lived worker.
+    func testADecoderLetGoBeforeTheClipsEndStopsFFmpeg() throws {
+        let clip = Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path
+        var stopped: [Int32] = []
+        for closesExplicitly in [false, true, false] {
+            let decoder = try VideoDecoder(path: clip)
+            XCTAssertNotNil(try decoder.nextFrame())
+            stopped.append(decoder.processIdentifier)
+            if closesExplicitly {
+                decoder.close()
+                XCTAssertNil(try decoder.nextFrame(), "a closed decoder has no more frames")
+            }
+        }
+        // Gone and reaped: kill(pid, 0) also succeeds on a zombie.
+        for pid in stopped {
+            XCTAssertEqual(kill(pid, 0), -1, "ffmpeg \(pid) is still there")
+            XCTAssertEqual(errno, ESRCH)
+        }
+    }
+
     /// Runs `body` with the temporary directory as the current one, so paths can be relative (a relative path is
     /// what an attacker controls: `-clip.avi` on a command line).
     private func inDirectory<R>(_ body: () throws -> R) throws -> R {
