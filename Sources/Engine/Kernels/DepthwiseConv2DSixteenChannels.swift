@@ -143,9 +143,6 @@ extension DepthwiseConv2DKernel {
         let channels = inputChannels
         let tapRowStep = taps &* channels
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD16<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self) }
-        @inline(__always) func store(_ v: SIMD16<Float>, _ p: UnsafeMutablePointer<Float>) {
-            UnsafeMutableRawPointer(p).storeBytes(of: clamp(v), as: SIMD16<Float>.self)
-        }
         // `pixels` (1–4) output pixels from column `ox`, channels c..<c + 16 × vectors; both are constants where
         // called, so the unused accumulators fold away.
         @inline(__always) func step(_ ox: Int, _ c: Int, pixels: Int, vectors: Int) {
@@ -171,15 +168,18 @@ extension DepthwiseConv2DKernel {
                     }
                 }
             }
-            store(a0, output)
-            if pixels > 1 { store(a1, output + channels) }
-            if pixels > 2 { store(a2, output + 2 &* channels) }
-            if pixels > 3 { store(a3, output + 3 &* channels) }
+            // Stored without a local helper: in a znver4 build the optimizer kept a `store` closure out of line
+            // here, and the accumulators went through the stack to reach it.
+            let o = UnsafeMutableRawPointer(output), pixelBytes = channels &* 4
+            o.storeBytes(of: clamp(a0), as: SIMD16<Float>.self)
+            if pixels > 1 { o.storeBytes(of: clamp(a1), toByteOffset: pixelBytes, as: SIMD16<Float>.self) }
+            if pixels > 2 { o.storeBytes(of: clamp(a2), toByteOffset: 2 &* pixelBytes, as: SIMD16<Float>.self) }
+            if pixels > 3 { o.storeBytes(of: clamp(a3), toByteOffset: 3 &* pixelBytes, as: SIMD16<Float>.self) }
             if vectors > 1 {
-                store(e0, output + 16)
-                if pixels > 1 { store(e1, output + (channels &+ 16)) }
-                if pixels > 2 { store(e2, output + (2 &* channels &+ 16)) }
-                if pixels > 3 { store(e3, output + (3 &* channels &+ 16)) }
+                o.storeBytes(of: clamp(e0), toByteOffset: 64, as: SIMD16<Float>.self)
+                if pixels > 1 { o.storeBytes(of: clamp(e1), toByteOffset: pixelBytes &+ 64, as: SIMD16<Float>.self) }
+                if pixels > 2 { o.storeBytes(of: clamp(e2), toByteOffset: 2 &* pixelBytes &+ 64, as: SIMD16<Float>.self) }
+                if pixels > 3 { o.storeBytes(of: clamp(e3), toByteOffset: 3 &* pixelBytes &+ 64, as: SIMD16<Float>.self) }
             }
         }
         @inline(__always) func row(_ c: Int, vectors: Int) {
