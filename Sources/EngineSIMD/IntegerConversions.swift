@@ -92,3 +92,54 @@ public func narrowToBytes(_ low: SIMD8<Int32>, _ high: SIMD8<Int32>, signed: Boo
     return result
     #endif
 }
+
+// Sixteen lanes, for the AVX-512 tiers' depthwise loops: one zmm instruction each in an AVX-512 build, the eight-lane
+// conversions above on each half elsewhere (lane for lane the same results).
+
+extension SIMD16 where Scalar == Int32 {
+    /// The lanes as floats (rounded to nearest even past 2²⁴): `vcvtdq2ps` on a zmm register.
+    @inlinable @inline(__always)
+    public var floats: SIMD16<Float> {
+        #if VISION_TASKS_AVX512 && arch(x86_64)
+        return _mm512_cvtepi32_ps(unsafeBitCast(self, to: __m512i.self))
+        #else
+        return SIMD16<Float>(lowHalf: lowHalf.floats, highHalf: highHalf.floats)
+        #endif
+    }
+
+    /// Sixteen bytes at `pointer` widened: zero-extended, or sign-extended when `signed` (`vpmovzxbd` / `vpmovsxbd`
+    /// to a zmm register).
+    @inlinable @inline(__always)
+    public init(widening pointer: UnsafeRawPointer, signed: Bool) {
+        #if VISION_TASKS_AVX512 && arch(x86_64)
+        let bytes = _mm_loadu_si128(pointer.assumingMemoryBound(to: __m128i.self))
+        self = unsafeBitCast(signed ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes), to: SIMD16<Int32>.self)
+        #else
+        self.init(lowHalf: SIMD8<Int32>(widening: pointer, signed: signed), highHalf: SIMD8<Int32>(widening: pointer + 8, signed: signed))
+        #endif
+    }
+}
+
+extension SIMD16 where Scalar == Float {
+    /// The lanes rounded half to even (the default rounding mode) to int32: `vcvtps2dq` on a zmm register. Lanes
+    /// must be in range.
+    @inlinable @inline(__always)
+    public var roundedToInt32: SIMD16<Int32> {
+        #if VISION_TASKS_AVX512 && arch(x86_64)
+        return unsafeBitCast(_mm512_cvtps_epi32(self), to: SIMD16<Int32>.self)
+        #else
+        return SIMD16<Int32>(lowHalf: lowHalf.roundedToInt32, highHalf: highHalf.roundedToInt32)
+        #endif
+    }
+}
+
+/// Sixteen int32 lanes already inside the byte type's range, as sixteen bytes (int8 bit patterns when `signed`):
+/// AVX-512's `vpmovdb` (truncation, exact for lanes in range), or ``narrowToBytes(_:_:signed:)`` on the halves.
+@inlinable @inline(__always)
+public func narrowToBytes(_ lanes: SIMD16<Int32>, signed: Bool) -> SIMD16<UInt8> {
+    #if VISION_TASKS_AVX512 && arch(x86_64)
+    return unsafeBitCast(_mm512_cvtepi32_epi8(unsafeBitCast(lanes, to: __m512i.self)), to: SIMD16<UInt8>.self)
+    #else
+    return narrowToBytes(lanes.lowHalf, lanes.highHalf, signed: signed)
+    #endif
+}

@@ -44,8 +44,8 @@ final class KernelSweepTests: XCTestCase {
     }
 
     /// Runs a case's model on its inputs and returns our outputs' bytes.
-    static func run(_ testCase: Case, threads: Int) throws -> [[UInt8]] {
-        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: testCase.model).slice), threads: threads)
+    static func run(_ testCase: Case, threads: Int, kernels: KernelConfig = .compiled) throws -> [[UInt8]] {
+        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: testCase.model).slice), threads: threads, kernels: kernels)
         for (index, input) in testCase.inputs.enumerated() { try interpreter.setInput(index, bytes: input.bytes) }
         interpreter.invoke()
         return try testCase.outputs.indices.map { try interpreter.outputBytes($0) }
@@ -92,6 +92,37 @@ final class KernelSweepTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(skipped, 5, "more sweep cases differ from LiteRT's defective fallback than the five known")
         print("kernel sweeps: \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
+    }
+
+    /// The depthwise sweeps again with the other width of channel loops than the build's (``KernelConfig/
+    /// DepthwiseKernel``: sixteen channels per vector, the AVX-512 tiers', on an AVX2 host, where they run as pairs
+    /// of AVX2 registers; eight on an AVX-512 host), at one and two threads: LiteRT's bytes (quantized), and bit for
+    /// bit the build's own loops' floats, which the sweep above holds to LiteRT.
+    func testDepthwiseSweepsThroughTheOtherChannelLoops() throws {
+        var other = KernelConfig.compiled
+        other.floatDepthwise = other.floatDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
+        other.quantizedDepthwise = other.quantizedDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
+        let file = try XCTUnwrap(Self.files(".cache/kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py")
+            .first { $0.lastPathComponent == "depthwise_conv2d.npz" })
+        var checked = 0, wide = 0
+        for testCase in try Self.cases(file) {
+            let own = try Self.run(testCase, threads: 1)
+            for threads in [1, 2] {
+                let ours = try Self.run(testCase, threads: threads, kernels: other)
+                for (k, reference) in testCase.outputs.enumerated() {
+                    let label = "\(testCase.label) output \(k), \(other.floatDepthwise) at \(threads) threads"
+                    if reference.type == .float32 {
+                        XCTAssertEqual(ours[k], own[k], "\(label): not the bits of \(KernelConfig.compiled.floatDepthwise)")
+                    } else {
+                        XCTAssertEqual(QuantizedGoldenTests.lsb(ours[k], reference), 0, "\(label): LSB from LiteRT")
+                    }
+                }
+            }
+            if testCase.label.contains("x24 ") || testCase.label.contains("x33 ") { wide += 1 }
+            checked += 1
+        }
+        XCTAssertGreaterThan(wide, 5, "cases with 16 channels or more")
+        print("depthwise sweeps through \(other.floatDepthwise): \(checked) cases")
     }
 
     func testDetectionPostProcessOnEveryOptionSet() throws {

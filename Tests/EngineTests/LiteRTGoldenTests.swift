@@ -145,12 +145,13 @@ final class LiteRTGoldenTests: XCTestCase {
         print("end-to-end against LiteRT:\n" + report.joined(separator: "\n"))
     }
 
-    /// The AVX-512 tier's wide float tiles give bit for bit the AVX2 tier's results (each output is still the bias
-    /// plus its products fused in depth order), at one and two threads; on a CPU without AVX-512 they run as pairs of
-    /// AVX2 registers, more slowly, which is what lets every host check it.
+    /// The AVX-512 tier's wide float tiles and sixteen-channel depthwise loops give bit for bit the AVX2 tier's
+    /// results (each output is still the bias plus its products fused in the same order), at one and two threads; on
+    /// a CPU without AVX-512 they run as pairs of AVX2 registers, more slowly, which is what lets every host check it.
     func testFloatTilesOfEveryTierAgree() throws {
         let tiers = [KernelConfig(tier: .avx2), KernelConfig(tier: .avx512)]
         XCTAssertNotEqual(tiers[0].floatGEMM, tiers[1].floatGEMM)
+        XCTAssertNotEqual(tiers[0].floatDepthwise, tiers[1].floatDepthwise)
         for golden in try Self.goldens() {
             let label = "\(golden.bundle)#\(golden.member)"
             var outputs: [[Float]]? = nil
@@ -166,7 +167,7 @@ final class LiteRTGoldenTests: XCTestCase {
                     if let outputs {
                         for (k, (a, b)) in zip(outputs, ours).enumerated() {
                             XCTAssertTrue(a.elementsEqual(b) { $0.bitPattern == $1.bitPattern },
-                                          "\(label) output \(k): \(kernels.floatGEMM) at \(threads) threads differs from \(tiers[0].floatGEMM)")
+                                          "\(label) output \(k): \(kernels.floatGEMM) and \(kernels.floatDepthwise) at \(threads) threads differ from \(tiers[0].floatGEMM) and \(tiers[0].floatDepthwise)")
                         }
                     } else {
                         outputs = ours

@@ -83,9 +83,10 @@ final class QuantizedGoldenTests: XCTestCase {
         return zip(x, y).map { abs($0 - $1) }.max() ?? 0
     }
 
-    /// Both quantized GEMMs whatever the build's tier: the int16 pairs of the AVX2 tier and the VNNI tier's byte quads
-    /// (through `vpdpbusd` in a VNNI build, its exact emulation elsewhere), so that each stays byte-identical to LiteRT
-    /// on every host.
+    /// Both quantized GEMMs and both depthwise widths whatever the build's tier: the int16 pairs and eight-channel
+    /// depthwise loops of the AVX2 tier, the VNNI tier's byte quads (through `vpdpbusd` in a VNNI build, its exact
+    /// emulation elsewhere) and sixteen-channel depthwise loops (one zmm register there, two AVX2 registers here), so
+    /// that each stays byte-identical to LiteRT on every host.
     static let configurations: [KernelConfig] = [KernelConfig(tier: .avx2), KernelConfig(tier: .avx512VNNI)]
 
     func testEveryQuantizedOperatorMatchesLiteRT() throws {
@@ -96,7 +97,7 @@ final class QuantizedGoldenTests: XCTestCase {
 
     func everyQuantizedOperatorMatchesLiteRT(_ kernels: KernelConfig) throws {
         for golden in try Self.goldens() {
-            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM))"
+            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise))"
             let interpreter = try Interpreter(path: golden.path, threads: 1, kernels: kernels)
             var report: [String] = []
             for (index, op) in golden.operators.enumerated() {
@@ -141,7 +142,7 @@ final class QuantizedGoldenTests: XCTestCase {
 
     func everyQuantizedModelEndToEnd(_ kernels: KernelConfig) throws {
         for golden in try Self.goldens() {
-            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM))"
+            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise))"
             let xnnpack = try XCTUnwrap(golden.configurations.firstIndex(of: "xnnpack1"))
             for threads in [1, 2] {
                 let interpreter = try Interpreter(path: golden.path, threads: threads, kernels: kernels)

@@ -36,6 +36,19 @@ public struct KernelConfig: Sendable, Equatable {
         case int8Quads
     }
 
+    /// How many channels a depthwise convolution's inner loops take per vector (`DepthwiseConv2DKernel`,
+    /// `QuantizedDepthwiseConv2DKernel`): the channel loops of each width live in files of their own.
+    public enum DepthwiseKernel: String, Sendable {
+        /// SIMD8 lanes, one AVX2 register: float taps fused eight channels at a time; quantized taps in int16 pairs,
+        /// sixteen channels in two `vpmaddwd` accumulators, and eight-lane int32 on border pixels.
+        case eightChannels
+        /// SIMD16 lanes, one AVX-512 register: float taps fused sixteen channels at a time; quantized taps in int16
+        /// pairs of sixteen channels in one 16-lane accumulator (`vpmaddwd` on a zmm register, `vpdpwssd` with VNNI),
+        /// and sixteen-lane int32 on border pixels. The float results are bit-identical to eight channels' (same taps
+        /// in the same order, same fused multiply-adds), the quantized ones byte-identical (exact int32 sums).
+        case sixteenChannels
+    }
+
     /// The tier this build was compiled for.
     public static let compiledTier: Tier = {
         #if VISION_TASKS_AVX512VNNI
@@ -55,14 +68,21 @@ public struct KernelConfig: Sendable, Equatable {
     public var tier: Tier
     public var floatGEMM: FloatGEMMKernel
     public var quantizedGEMM: QuantizedGEMMKernel
+    public var floatDepthwise: DepthwiseKernel
+    public var quantizedDepthwise: DepthwiseKernel
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
-    /// accumulators spill on AVX2, and only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated and
-    /// slower than pairs; either still computes the same numbers anywhere.
+    /// accumulators spill on AVX2, and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take 18 of
+    /// AVX2's 16 registers as SIMD16; only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated and
+    /// slower than pairs. Every choice still computes the same numbers anywhere, so any property may be set to the
+    /// other value (the tests run the AVX-512 tiers' choices on an AVX2 host that way).
     public init(tier: Tier) {
         self.tier = tier
-        floatGEMM = tier == .avx512 || tier == .avx512VNNI ? .wideTiles : .sixBySixteen
+        let avx512 = tier == .avx512 || tier == .avx512VNNI
+        floatGEMM = avx512 ? .wideTiles : .sixBySixteen
         quantizedGEMM = tier == .avx512VNNI ? .int8Quads : .int16Pairs
+        floatDepthwise = avx512 ? .sixteenChannels : .eightChannels
+        quantizedDepthwise = avx512 ? .sixteenChannels : .eightChannels
     }
 
     // Tuning thresholds, by the kernel that uses them.

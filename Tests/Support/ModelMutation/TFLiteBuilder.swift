@@ -11,7 +11,11 @@ public struct TFLiteBuilder {
     public struct Quantization {
         public var scale: [Float]
         public var zeroPoint: [Int64]
-        public init(scale: [Float], zeroPoint: [Int64]) { self.scale = scale; self.zeroPoint = zeroPoint }
+        /// The axis that per-channel scales run along (a depthwise filter's last, 3); 0 is the schema's default.
+        public var quantizedDimension: Int32
+        public init(scale: [Float], zeroPoint: [Int64], quantizedDimension: Int32 = 0) {
+            self.scale = scale; self.zeroPoint = zeroPoint; self.quantizedDimension = quantizedDimension
+        }
     }
 
     /// One dimension of a sparse tensor: dense of a size, or compressed (CSR) with int32 segments and indices.
@@ -54,7 +58,9 @@ public struct TFLiteBuilder {
             buffers.append([0: .bytes(data)])
             table[2] = .uint32(UInt32(buffers.count - 1))
         }
-        if let q = quantization { table[4] = .table([2: .floats(q.scale), 3: .int64s(q.zeroPoint)]) }
+        if let q = quantization {
+            table[4] = .table([2: .floats(q.scale), 3: .int64s(q.zeroPoint)].merging(q.quantizedDimension == 0 ? [:] : [6: .int32(q.quantizedDimension)]) { $1 })
+        }
         if let sparsity {
             let dimensions: [[Int: Field]] = sparsity.dimensions.map { dimension in
                 switch dimension {

@@ -6,6 +6,10 @@ import VisionTasksModelFormat
 /// Taps outside the input are skipped, which is padding with the zero point. Output rows are split over threads.
 /// Pixels whose window lies inside the input, with 16 channels or more, take two taps per int16 multiply-add
 /// (``pairedPixels``); SSD's depthwise layers ran 1.4–1.6 × faster that way than on int32 lanes.
+///
+/// This file plans the work; the channel loops are the tier's (``KernelConfig/quantizedDepthwise``), chosen when the
+/// kernel is built: eight channels per vector in QuantizedDepthwiseConv2DEightChannels.swift, sixteen in
+/// QuantizedDepthwiseConv2DSixteenChannels.swift. Their int32 sums are exact, so both give the same bytes.
 struct QuantizedDepthwiseConv2DKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -26,6 +30,8 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     /// whose window lies inside the input, so their taps multiply the stored values directly.
     let interiorBias: [Int32]
     let requantization: Requantization
+    /// Which channel loops run: the tier's choice, made once here.
+    let channelLoops: KernelConfig.DepthwiseKernel
     /// Where the unchecked pixel loop takes 16 channels at a time, two taps per multiply-add (``TapPairs``): the
     /// first channel of each group — every 16, plus an overlapping last group when the count is not a multiple of
     /// 16 (24 channels: 0 and 8; the overlap is computed twice and stored alike). Empty below 16 channels or with a
@@ -37,6 +43,12 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     /// Per group, ``interiorBias`` and the scales in the pairs' channel order (low channels, then high).
     let pairedBias: [Int32]
     let pairedScales: [Float]
+    /// The sixteen-channel loops' groups (chosen as ``pairedGroups`` are: every 16 channels, the last overlapping)
+    /// and, per group and pair of taps, the two taps' weights for each of its sixteen channels in channel order
+    /// (first, second), as its pixel loop pairs the inputs. Empty in the eight-channel loops, as ``pairedGroups`` and
+    /// its packing are in the sixteen-channel ones.
+    let wideGroups: [Int]
+    let wideWeights: [Int16]
     /// Size of a copy of the input padded with the zero point on every side the windows reach, when the border
     /// pixels are too many to take the per-tap checked path (5 × 5 filters on 14 × 14 maps: half the pixels): every
     /// pixel then runs the unrolled interior loop over the copy.
@@ -72,25 +84,31 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         interiorBias = (0..<f[3]).map { c in
             (0..<taps).reduce(layer.bias[c]) { $0 &- zero &* filterWeights[$1 * f[3] + c] }
         }
+        channelLoops = context.kernels.quantizedDepthwise
+        var groups: [Int] = []
         if multiplier == 1, f[3] >= 16 {
-            let channels = f[3]
-            var groups = Array(Swift.stride(from: 0, through: channels - 16, by: 16))
-            if channels % 16 != 0 { groups.append(channels - 16) }
-            let order = TapPairs.lowChannels + TapPairs.highChannels, pairs = (taps + 1) / 2
+            groups = Array(Swift.stride(from: 0, through: f[3] - 16, by: 16))
+            if f[3] % 16 != 0 { groups.append(f[3] - 16) }
+        }
+        let pairs = (taps + 1) / 2, outputChannels = f[3]
+        /// Taps 2 × `pair` and 2 × `pair` + 1 of channel `c` (0 for the second past the last tap).
+        func pairWeights(_ pair: Int, _ c: Int) -> [Int16] {
+            let first = filterWeights[2 * pair * outputChannels + c]
+            let second = 2 * pair + 1 < taps ? filterWeights[(2 * pair + 1) * outputChannels + c] : 0
+            return [Int16(first), Int16(second)]
+        }
+        switch channelLoops {
+        case .eightChannels:
+            let order = TapPairs.lowChannels + TapPairs.highChannels
             pairedGroups = groups
-            pairedWeights = groups.flatMap { c in
-                (0..<pairs).flatMap { pair in
-                    order.flatMap { lane -> [Int16] in
-                        let first = filterWeights[2 * pair * channels + c + lane]
-                        let second = 2 * pair + 1 < taps ? filterWeights[(2 * pair + 1) * channels + c + lane] : 0
-                        return [Int16(first), Int16(second)]
-                    }
-                }
-            }
+            pairedWeights = groups.flatMap { c in (0..<pairs).flatMap { pair in order.flatMap { pairWeights(pair, c + $0) } } }
             let bias = interiorBias, scales = layer.scales
             pairedBias = groups.flatMap { c in order.map { bias[c + $0] } }
             pairedScales = groups.flatMap { c in order.map { scales[c + $0] } }
-        } else {
+            (wideGroups, wideWeights) = ([], [])
+        case .sixteenChannels:
+            wideGroups = groups
+            wideWeights = groups.flatMap { c in (0..<pairs).flatMap { pair in (0..<16).flatMap { pairWeights(pair, c + $0) } } }
             (pairedGroups, pairedWeights, pairedBias, pairedScales) = ([], [], [], [])
         }
         let pixels = y.output * x.output, interiorPixels = y.interior.count * x.interior.count
@@ -133,10 +151,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         let destination: UnsafeMutableRawPointer
 
         func run(_ rows: Range<Int>) {
-            if kernel.signed {
-                kernel.rows(rows, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self))
-            } else {
-                kernel.rows(rows, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self))
+            switch kernel.channelLoops {
+            case .eightChannels: kernel.eightChannelRows(rows, source, destination)
+            case .sixteenChannels: kernel.sixteenChannelRows(rows, source, destination)
             }
         }
     }
@@ -147,201 +164,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
         let destination: UnsafeMutableRawPointer
 
         func run(_ rows: Range<Int>) {
-            if kernel.signed {
-                kernel.paddedRows(rows, source.assumingMemoryBound(to: Int8.self), destination.assumingMemoryBound(to: Int8.self))
-            } else {
-                kernel.paddedRows(rows, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self))
-            }
-        }
-    }
-
-    /// Every pixel of `rows` through the unrolled interior loop, reading the padded copy.
-    private func paddedRows<Element: QuantizedElement>(_ rows: Range<Int>, _ source: UnsafePointer<Element>,
-                                                       _ destination: UnsafeMutablePointer<Element>) {
-        guard let padded else { return }
-        weights.withUnsafeBufferPointer { w in
-            scales.withUnsafeBufferPointer { s in
-                interiorBias.withUnsafeBufferPointer { ib in
-                    let (w, s, ib) = (w.baseAddress!, s.baseAddress!, ib.baseAddress!)
-                    for oy in rows {
-                        let origin = source + oy * y.stride * padded.width * channels
-                        let out = destination + oy * x.output * channels
-                        if y.filter == 3 {
-                            pixels(x.output, origin, padded.width * channels, out, w, ib, s, ThreeTaps.self)
-                        } else {
-                            pixels(x.output, origin, padded.width * channels, out, w, ib, s, FiveTaps.self)
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    private func rows<Element: QuantizedElement>(_ rows: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>) {
-        let interiorRows = y.interior, interiorColumns = x.interior
-        let square = multiplier == 1 && y.filter == x.filter && y.dilation == 1 && x.dilation == 1
-        weights.withUnsafeBufferPointer { w in
-            bias.withUnsafeBufferPointer { b in
-                scales.withUnsafeBufferPointer { s in
-                    interiorBias.withUnsafeBufferPointer { ib in
-                        let (w, b, s, ib) = (w.baseAddress!, b.baseAddress!, s.baseAddress!, ib.baseAddress!)
-                        for oy in rows {
-                            guard square, interiorRows.contains(oy), !interiorColumns.isEmpty, y.filter == 3 || y.filter == 5 else {
-                                row(oy, 0..<x.output, source, destination, w, b, s)
-                                continue
-                            }
-                            row(oy, 0..<interiorColumns.lowerBound, source, destination, w, b, s)
-                            if y.filter == 3 {
-                                interior(oy, interiorColumns, source, destination, w, ib, s, ThreeTaps.self)
-                            } else {
-                                interior(oy, interiorColumns, source, destination, w, ib, s, FiveTaps.self)
-                            }
-                            row(oy, interiorColumns.upperBound..<x.output, source, destination, w, b, s)
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Output pixels whose whole window lies inside the input, for a square 3 × 3 or 5 × 5 filter (a type, so that
-    /// the tap loops have constant bounds and unroll): 16 channels at a time through ``pairedPixels`` (8 at a time
-    /// below 16 channels), the stored values multiplied directly (the zero point's share is in ``interiorBias``), no
-    /// bounds checks.
-    private func interior<Element: QuantizedElement, Taps: FilterTaps>(
-        _ oy: Int, _ columns: Range<Int>, _ source: UnsafePointer<Element>, _ destination: UnsafeMutablePointer<Element>,
-        _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
-        pixels(columns.count, source + (y.source(oy, 0) * x.input + x.source(columns.lowerBound, 0)) * channels, x.input * channels,
-               destination + (oy * x.output + columns.lowerBound) * channels, w, bias, scales, Taps.self)
-    }
-
-    /// `count` output pixels in a row, the first window's top-left input value at `origin`, input rows `rowStep`
-    /// elements apart: no bounds checks, the zero point's share in `bias` (``interiorBias``).
-    private func pixels<Element: QuantizedElement, Taps: FilterTaps>(
-        _ count: Int, _ origin: UnsafePointer<Element>, _ rowStep: Int, _ out: UnsafeMutablePointer<Element>,
-        _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>, _: Taps.Type) {
-        if !pairedGroups.isEmpty { return pairedPixels(count, origin, rowStep, out, Taps.self) }
-        let store = RequantizedStore<Element>(requantization)
-        let columnStep = x.stride * channels
-        @inline(__always) func widen(_ p: UnsafePointer<Element>) -> SIMD8<Int32> { SIMD8<Int32>(widening: p, signed: Element.isSigned) }
-        @inline(__always) func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self) }
-        @inline(__always) func loadScale(_ c: Int) -> SIMD8<Float> { UnsafeRawPointer(scales + c).loadUnaligned(as: SIMD8<Float>.self) }
-        var origin = origin, out = out
-        for _ in 0..<count {
-            var c = 0
-            if c + 8 <= channels {
-                var acc = load(bias + c)
-                for ky in 0..<Taps.size {
-                    for kx in 0..<Taps.size {
-                        acc &+= widen(origin + ky * rowStep + kx * channels + c) &* load(w + (ky * Taps.size + kx) * channels + c)
-                    }
-                }
-                store.store(acc, loadScale(c), out + c)
-                c += 8
-            }
-            while c < channels {
-                var acc = bias[c]
-                for ky in 0..<Taps.size {
-                    for kx in 0..<Taps.size {
-                        acc &+= Int32(origin[ky * rowStep + kx * channels + c]) &* w[(ky * Taps.size + kx) * channels + c]
-                    }
-                }
-                out[c] = Element(truncatingIfNeeded: requantization(acc, scale: scales[c]))
-                c += 1
-            }
-            origin += columnStep
-            out += channels
-        }
-    }
-
-    /// ``pixels`` with 16 channels at a time and two taps per multiply-add: each tap's 16 inputs widened to int16,
-    /// two taps interleaved into pairs (``TapPairs``), one `vpmaddwd` per 8 channels and pair of taps against
-    /// weights packed the same way — half the multiplies of the int32 lanes, and no `vpmulld` (XNNPACK's AVX2 qu8
-    /// depthwise kernels widen to int32 and use it). Exact: |input| ≤ 255 and |weight| ≤ 255 keep a pair's sum far
-    /// inside int32.
-    private func pairedPixels<Element: QuantizedElement, Taps: FilterTaps>(
-        _ count: Int, _ origin: UnsafePointer<Element>, _ rowStep: Int, _ out: UnsafeMutablePointer<Element>, _: Taps.Type) {
-        let store = RequantizedStore<Element>(requantization)
-        let columnStep = x.stride * channels, taps = Taps.size * Taps.size, pairs = (taps + 1) / 2, fullPairs = taps / 2
-        @inline(__always) func widen(_ p: UnsafePointer<Element>) -> SIMD16<Int16> { SIMD16<Int16>(widening: p, signed: Element.isSigned) }
-        // Each tap's offset from the window's first input, computed once: a 5 × 5 filter's 13 pairs do not unroll,
-        // and dividing the tap index by 5 in the loop cost as much as the multiply-adds.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: taps) { offsets in
-            for tap in 0..<taps { offsets[tap] = (tap / Taps.size) * rowStep + (tap % Taps.size) * channels }
-            pairedWeights.withUnsafeBufferPointer { weights in
-                pairedBias.withUnsafeBufferPointer { bias in
-                    pairedScales.withUnsafeBufferPointer { scales in
-                        pairedGroups.withUnsafeBufferPointer { groups in
-                            // Group by group along the row: one group's weights stay in L1 for all pixels.
-                            for group in groups.indices {
-                                let c = groups[group]
-                                let groupBias = UnsafeRawPointer(bias.baseAddress! + group * 16)
-                                let groupScales = UnsafeRawPointer(scales.baseAddress! + group * 16)
-                                let groupWeights = UnsafeRawPointer(weights.baseAddress! + group * pairs * 32)
-                                let lowScale = groupScales.loadUnaligned(as: SIMD8<Float>.self)
-                                let highScale = groupScales.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                                var pixel = origin + c, target = out + c
-                                for _ in 0..<count {
-                                    var low = groupBias.loadUnaligned(as: SIMD8<Int32>.self)
-                                    var high = groupBias.loadUnaligned(fromByteOffset: 32, as: SIMD8<Int32>.self)
-                                    @inline(__always) func accumulate(_ pair: Int, _ first: SIMD16<Int16>, _ second: SIMD16<Int16>) {
-                                        let (pairedLow, pairedHigh) = TapPairs.interleave(first, second)
-                                        low.accumulatePairs(pairedLow, groupWeights.loadUnaligned(fromByteOffset: pair * 64, as: SIMD16<Int16>.self))
-                                        high.accumulatePairs(pairedHigh, groupWeights.loadUnaligned(fromByteOffset: pair * 64 + 32, as: SIMD16<Int16>.self))
-                                    }
-                                    for pair in 0..<fullPairs {
-                                        accumulate(pair, widen(pixel + offsets[2 * pair]), widen(pixel + offsets[2 * pair + 1]))
-                                    }
-                                    if taps % 2 == 1 { accumulate(fullPairs, widen(pixel + offsets[taps - 1]), .zero) }
-                                    store.storePaired(low, high, lowScale, highScale, target)
-                                    pixel += columnStep
-                                    target += channels
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Output pixels `range` of row `oy`, any filter: taps outside the input skipped, the zero point subtracted per tap.
-    private func row<Element: QuantizedElement>(_ oy: Int, _ range: Range<Int>, _ source: UnsafePointer<Element>,
-                                                _ destination: UnsafeMutablePointer<Element>,
-                                                _ w: UnsafePointer<Int32>, _ bias: UnsafePointer<Int32>, _ scales: UnsafePointer<Float>) {
-        let taps = y.validTaps(oy)
-        let store = RequantizedStore<Element>(requantization)
-        let zero = SIMD8<Int32>(repeating: inputZeroPoint)
-        let vectorChannels = multiplier == 1 ? channels & ~7 : 0
-        for ox in range {
-            let columns = x.validTaps(ox)
-            let out = destination + (oy * x.output + ox) * channels
-            var c = 0
-            while c < vectorChannels {
-                var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Int32>.self)
-                for ky in taps {
-                    let line = source + y.source(oy, ky) * x.input * inputChannels
-                    for kx in columns {
-                        let values = SIMD8<Int32>(widening: line + x.source(ox, kx) * inputChannels + c, signed: Element.isSigned)
-                        let tap = UnsafeRawPointer(w + (ky * x.filter + kx) * channels + c).loadUnaligned(as: SIMD8<Int32>.self)
-                        acc &+= (values &- zero) &* tap
-                    }
-                }
-                let scale = UnsafeRawPointer(scales + c).loadUnaligned(as: SIMD8<Float>.self)
-                store.store(acc, scale, out + c)
-                c += 8
-            }
-            while c < channels {
-                var acc = bias[c]
-                let ic = c / multiplier
-                for ky in taps {
-                    let line = source + y.source(oy, ky) * x.input * inputChannels
-                    for kx in columns {
-                        acc &+= (Int32(line[x.source(ox, kx) * inputChannels + ic]) - inputZeroPoint) * w[(ky * x.filter + kx) * channels + c]
-                    }
-                }
-                out[c] = Element(truncatingIfNeeded: requantization(acc, scale: scales[c]))
-                c += 1
+            switch kernel.channelLoops {
+            case .eightChannels: kernel.eightChannelPaddedRows(rows, source, destination)
+            case .sixteenChannels: kernel.sixteenChannelPaddedRows(rows, source, destination)
             }
         }
     }
