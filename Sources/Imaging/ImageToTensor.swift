@@ -209,7 +209,7 @@ package enum ImageToTensor {
     /// OpenCV's bilinear weight table for 8-bit remap (`initInterTab2D` with INTER_LINEAR): per 1/32-pixel
     /// fraction (ay, ax), the four weights of the (x0,y0), (x1,y0), (x0,y1), (x1,y1) neighbours in 15-bit fixed
     /// point, rounded and then corrected so that they add to exactly 1 << 15.
-    private static let weights: [SIMD4<Int32>] = {
+    static let weights: [SIMD4<Int32>] = {
         let size = 1 << interBits
         var table: [SIMD4<Int32>] = []
         for ay in 0..<size {
