@@ -94,7 +94,9 @@ let package = Package(
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CVisionTasksJPEGDecoder", dependencies: ["CVisionTasksJPEG"], path: "Sources/CVisionTasksJPEGDecoder"),
-        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
+        // A cache prefetch hint for the crop (see prefetch.h).
+        .target(name: "CVisionTasksPrefetch", path: "Sources/CVisionTasksPrefetch"),
+        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksPrefetch"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG

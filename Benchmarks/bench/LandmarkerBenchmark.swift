@@ -280,15 +280,12 @@ enum LandmarkerBenchmark {
             }
         }
         landmarker.waitUntilIdle()
-        let after = landmarker.stageTimings
         let n = Double(max(frameCount, 1))
-        // By name: a stage that had not run yet (pose masks in video mode) is missing from `before`.
-        for stage in after {
-            let name = stage.stage, b = stage.timings
-            let a = before.first { $0.stage == name }?.timings ?? StageTimings()
-            let calls = b.calls - a.calls
-            print(String(format: "  %-11@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (ours, per frame)", name as NSString, calls,
-                         (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n))
+        // Per stage and per frame, at the default threads and (image and video modes) at one thread: the one-thread
+        // lines split the breakdown's "rest" into each stage's pre- and post-processing.
+        printStages(before: before, after: landmarker.stageTimings, frames: n, label: "ours, per frame")
+        if let oneThread {
+            printStages(before: oneThreadBefore, after: oneThread.stageTimings, frames: n, label: "ours at 1 thread, per frame")
         }
         print("peak memory: \(peakResidentMegabytes()) MB")
         // LiteRT with as many threads as our interpreters use (all cores), for the inference columns above.
@@ -296,6 +293,19 @@ enum LandmarkerBenchmark {
             if let line = LiteRTReference.run(script: "tools/litert_model_time.py", arguments: [member.isEmpty ? a.model : "\(a.model)#\(member)", "\(threads)", "30"]) {
                 print("litert \(member) (\(threads) threads): \(line)")
             }
+        }
+    }
+
+    /// Each stage's runs and pre-processing, inference and post-processing milliseconds per frame between two readings.
+    static func printStages(before: [NamedStageTimings], after: [NamedStageTimings], frames n: Double, label: String) {
+        // By name: a stage that had not run yet (pose masks in video mode) is missing from `before`.
+        for stage in after {
+            let name = stage.stage, b = stage.timings
+            let a = before.first { $0.stage == name }?.timings ?? StageTimings()
+            let calls = b.calls - a.calls
+            print(String(format: "  %-11@ runs %4d  pre %6.2f ms  inference %6.2f ms  post %6.2f ms   (%@)", name as NSString, calls,
+                         (b.preprocessing - a.preprocessing) / n, (b.inference - a.inference) / n, (b.postprocessing - a.postprocessing) / n,
+                         label as NSString))
         }
     }
 

@@ -1,3 +1,4 @@
+import CVisionTasksPrefetch
 import Dispatch
 import Foundation
 
@@ -152,6 +153,13 @@ package enum ImageToTensor {
                 let table = weights.baseAddress!
                 for v in rows {
                     map.fixedPointRow(v, x: coordinates, y: coordinates + width)
+                    // The row's source lines asked for all at once before any is read: the crop stalls on each line's
+                    // first touch (the models between two crops push the picture out of the caches; a rotated row
+                    // crosses lines no hardware prefetcher follows), and these hints overlap those misses instead of
+                    // taking them one pixel at a time. Hints change no value.
+                    for u in 0..<width {
+                        source.prefetch(Int(coordinates[u]) >> interBits, Int(coordinates[width + u]) >> interBits, iw, ih)
+                    }
                     for u in 0..<width {
                         let X = Int(coordinates[u]), Y = Int(coordinates[width + u])
                         // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
@@ -209,7 +217,7 @@ package enum ImageToTensor {
     /// OpenCV's bilinear weight table for 8-bit remap (`initInterTab2D` with INTER_LINEAR): per 1/32-pixel
     /// fraction (ay, ax), the four weights of the (x0,y0), (x1,y0), (x0,y1), (x1,y1) neighbours in 15-bit fixed
     /// point, rounded and then corrected so that they add to exactly 1 << 15.
-    private static let weights: [SIMD4<Int32>] = {
+    static let weights: [SIMD4<Int32>] = {
         let size = 1 << interBits
         var table: [SIMD4<Int32>] = []
         for ay in 0..<size {
@@ -246,6 +254,8 @@ protocol RGBSource {
     /// sum of such reads goes through ``ordered(_:)``, which puts red, green and blue in lanes 0–2.
     func wide(_ x: Int, _ y: Int) -> SIMD4<Int32>
     func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32>
+    /// Hints the cache lines of the pixel at (x, y) and the one below it, when inside the image.
+    func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int)
 }
 
 /// RGB, RGBA or BGRA bytes: one row stride, the channels at fixed offsets.
@@ -283,6 +293,13 @@ struct PackedSource: RGBSource {
     @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> {
         swapsRedAndBlue ? SIMD4(pixel.z, pixel.y, pixel.x, 0) : pixel
     }
+
+    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int) {
+        guard x >= 0, x < width, y >= 0, y < height - 1 else { return }
+        let p = base + (y &* stride &+ x &* bytesPerPixel)
+        vision_tasks_prefetch(p)
+        vision_tasks_prefetch(p + stride)
+    }
 }
 
 /// Grey and YUV layouts, through the reader's conversion.
@@ -297,6 +314,7 @@ struct ConvertingSource: RGBSource {
     @inline(__always) func canReadWide(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Bool { true }
     @inline(__always) func wide(_ x: Int, _ y: Int) -> SIMD4<Int32> { rgb(x, y) }
     @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> { pixel }
+    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int) {}
 }
 
 /// Where sampled 8-bit RGB goes: a float tensor (scaled to its range) or a byte tensor. Pointers to disjoint
