@@ -217,16 +217,45 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         }
     }
 
+    /// One output row, multiplier 1, through the chosen channel loops: the columns whose window lies wholly inside
+    /// the input go through an unrolled 3 × 3 or 5 × 5 loop with no per-tap checks; the border columns (and other
+    /// filter sizes) through the border pixel loop, which skips the taps outside the input, so borders need no
+    /// padding copy.
+    @inline(__always)
+    private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                     _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, loops: KernelConfig.DepthwiseKernel) {
+        let channels = inputChannels
+        let ky = y.validTaps(oy)
+        let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
+        let out = destination + oy &* x.output &* channels
+        var inner = 0..<0
+        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5, x.dilation == 1, y.dilation == 1 {
+            inner = interiorColumns
+        }
+        @inline(__always) func border(_ ox: Int) {
+            switch loops {
+            case .eightChannels: borderPixel(ox, ky, rowBase, out, w, bias)
+            case .sixteenChannels: wideBorderPixel(ox, ky, rowBase, out, w, bias)
+            }
+        }
+        for ox in 0..<inner.lowerBound { border(ox) }
+        if !inner.isEmpty {
+            let origin = UnsafePointer(rowBase - x.padBefore &* channels), span = ChannelSpan(pixelStride: channels, count: channels)
+            switch loops {
+            case .eightChannels: interior(inner, origin, x.input &* channels, out, w, bias, span)
+            case .sixteenChannels: wideInterior(inner, origin, x.input &* channels, out, w, bias, span)
+            }
+        }
+        for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { border(ox) }
+    }
+
     private func rows(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                       _ addend: UnsafePointer<Float>?) {
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
                 for oy in rows {
                     if multiplier == 1 {
-                        switch channelLoops {
-                        case .eightChannels: row(oy, source, destination, w.baseAddress!, bias.baseAddress!)
-                        case .sixteenChannels: wideRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
-                        }
+                        row(oy, source, destination, w.baseAddress!, bias.baseAddress!, loops: channelLoops)
                     } else {
                         genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
                     }

@@ -5,28 +5,6 @@ import VisionTasksEngineSIMD
 // (DepthwiseConv2DSixteenChannels.swift) once, when it is built; the sixteen-channel loops hand their last 8–15
 // channels and maps of fewer than 16 channels to these.
 extension DepthwiseConv2DKernel {
-    /// One output row, multiplier 1: the columns whose window lies wholly inside the input go through an unrolled
-    /// 3 × 3 or 5 × 5 loop with no per-tap checks; the border columns (and other filter sizes) through
-    /// ``borderPixel``, which skips the taps outside the input, so borders need no padding copy.
-    @inline(__always)
-    func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-             _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
-        let channels = inputChannels
-        let ky = y.validTaps(oy)
-        let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
-        let out = destination + oy &* x.output &* channels
-        var inner = 0..<0
-        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5, x.dilation == 1, y.dilation == 1 {
-            inner = interiorColumns
-        }
-        for ox in 0..<inner.lowerBound { borderPixel(ox, ky, rowBase, out, w, bias) }
-        if !inner.isEmpty {
-            interior(inner, UnsafePointer(rowBase - x.padBefore &* channels), x.input &* channels, out, w, bias,
-                     ChannelSpan(pixelStride: channels, count: channels))
-        }
-        for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { borderPixel(ox, ky, rowBase, out, w, bias) }
-    }
-
     /// Output columns `columns` of one row whose windows lie inside the input; the window of column `ox` starts at
     /// `origin + ox × stride × channels`, its rows `rowStep` floats apart. One loop per filter size and stride, so
     /// that each is straight-line code with constant offsets.

@@ -14,26 +14,6 @@ import VisionTasksEngineSIMD
 // On a CPU without AVX-512 a SIMD16 is two AVX2 registers and these loops spill, which is why only the AVX-512 tiers
 // choose them; they still run anywhere, and are tested on every host.
 extension DepthwiseConv2DKernel {
-    /// ``row(_:_:_:_:_:)`` with the sixteen-channel loops.
-    @inline(__always)
-    func wideRow(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-                 _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
-        let channels = inputChannels
-        let ky = y.validTaps(oy)
-        let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
-        let out = destination + oy &* x.output &* channels
-        var inner = 0..<0
-        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5, x.dilation == 1, y.dilation == 1 {
-            inner = interiorColumns
-        }
-        for ox in 0..<inner.lowerBound { wideBorderPixel(ox, ky, rowBase, out, w, bias) }
-        if !inner.isEmpty {
-            wideInterior(inner, UnsafePointer(rowBase - x.padBefore &* channels), x.input &* channels, out, w, bias,
-                         ChannelSpan(pixelStride: channels, count: channels))
-        }
-        for ox in (inner.isEmpty ? 0 : inner.upperBound)..<x.output { wideBorderPixel(ox, ky, rowBase, out, w, bias) }
-    }
-
     /// ``interior(_:_:_:_:_:_:_:)`` with the sixteen-channel loops: the channels they take (none below 16; up to the
     /// last multiple of 16 when 8–15 follow it, which then go to the eight-channel loops; all of them otherwise,
     /// the last vector overlapping the one before), then the rest.
