@@ -76,6 +76,16 @@ let package = Package(
         .systemLibrary(
             name: "CVisionTasksJPEG", path: "Sources/CVisionTasksJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg-dev"])]),
+        // The photo formats beyond PNG and JPEG that MediaPipe's stb_image does not read: TIFF, WebP, HEIF/HEIC/AVIF.
+        .systemLibrary(
+            name: "CVisionTasksTIFF", path: "Sources/CVisionTasksTIFF", pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(
+            name: "CVisionTasksWebP", path: "Sources/CVisionTasksWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CVisionTasksHEIF", path: "Sources/CVisionTasksHEIF", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
         // zlib inflates deflated zip members (bundles we ship are stored, but users' may not be).
         // zlib1g-dev comes with libpng-dev.
         .systemLibrary(
@@ -94,9 +104,15 @@ let package = Package(
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CVisionTasksJPEGDecoder", dependencies: ["CVisionTasksJPEG"], path: "Sources/CVisionTasksJPEGDecoder"),
+        // libpng's low-level API (its longjmp kept inside C), libtiff's per-file error handlers, libwebp, libheif:
+        // thin shims giving one result type (see image_decoders.h).
+        .target(
+            name: "CVisionTasksImageDecoders",
+            dependencies: ["CVisionTasksPNG", "CVisionTasksTIFF", "CVisionTasksWebP", "CVisionTasksHEIF"],
+            path: "Sources/CVisionTasksImageDecoders"),
         // A cache prefetch hint for the crop (see prefetch.h).
         .target(name: "CVisionTasksPrefetch", path: "Sources/CVisionTasksPrefetch"),
-        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksPrefetch"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
+        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksImageDecoders", "CVisionTasksPrefetch"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG

@@ -1,3 +1,4 @@
+import CVisionTasksImageDecoders
 import CVisionTasksJPEGDecoder
 import CVisionTasksPNG
 
@@ -23,9 +24,12 @@ public struct ImageDecodingOptions: Sendable, Equatable {
     }
 }
 
-/// PNG (libpng's simplified API, which reports errors in its control structure instead of jumping) and JPEG
-/// (libjpeg-turbo's entropy decoder behind `vt_jpeg_read_coefficients`, whose error exits land inside C, finished
-/// as MediaPipe's stb_image finishes it: `StbImageJPEGReconstruction`) decoding.
+/// Decoding by content (``ImageFormat/sniff(_:)``). Where MediaPipe's `Image.create_from_file` reads a format (it
+/// decodes with stb_image), the pixels are stb_image's: PNG through libpng's low-level API with stb's reductions
+/// (`vt_png_decode`), JPEG through libjpeg-turbo's entropy decoder finished as stb finishes it
+/// (`StbImageJPEGReconstruction`), BMP, GIF and binary PNM by decoders written to stb's rules. TIFF, WebP and
+/// HEIF/HEIC/AVIF, which MediaPipe does not read, go through Debian's libtiff, libwebp and libheif, as Pillow (and
+/// pillow-heif) decode them.
 enum ImageDecoder {
     struct Decoded {
         /// The size of `pixels`: upright when the EXIF orientation was applied.
@@ -39,53 +43,60 @@ enum ImageDecoder {
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     static func decode(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
-        if bytes.count >= 8, Array(bytes[0..<8]) == pngSignature { return try decodePNG(bytes) }
-        if bytes.count >= 3, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF { return try decodeJPEG(bytes, options: options) }
-        throw .unknownFormat
-    }
-
-    private static func message(_ image: png_image) -> String {
-        withUnsafeBytes(of: image.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        switch try ImageFormat.sniff(bytes) {
+        case .png: return try decodePNG(bytes)
+        case .jpeg: return try decodeJPEG(bytes, options: options)
+        case .bmp: return try BMPDecoder.decode(bytes)
+        case .gif: return try GIFDecoder.decode(bytes)
+        case .pnm: return try PNMDecoder.decode(bytes)
+        case .tiff: return try decodeWithLibrary(bytes, format: "TIFF", options: options, vt_tiff_decode)
+        case .webp: return try decodeWithLibrary(bytes, format: "WebP", options: options, vt_webp_decode)
+        case .heif: return try decodeWithLibrary(bytes, format: "HEIF", options: options, vt_heif_decode)
         }
     }
 
+    /// PNG as stb_image gives it (see png_decoder.c): 16-bit samples reduced to their high byte, gamma and colour
+    /// chunks ignored. An `eXIf` chunk is not applied: MediaPipe 1.2.3's `create_from_file` ignores it (checked by
+    /// tools/make_format_pixel_fixtures.py), and so does stb_image.
     static func decodePNG(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        let begun = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
-        guard begun != 0 else {
-            let text = message(image)
-            png_image_free(&image)
-            throw .corrupt(format: "PNG", message: text)
+        try decodeWithLibrary(bytes, format: "PNG", options: ImageDecodingOptions(), vt_png_decode)
+    }
+
+    /// One of the C shims' decoders (image_decoders.h): the pixel budget is checked there before any pixel memory
+    /// is allocated. TIFF's Orientation tag and WebP's EXIF orientation turn the pixels upright as a JPEG's do;
+    /// HEIF's irot/imir are applied by libheif itself, and a HEIF's EXIF orientation is then ignored, as the HEIF
+    /// specification asks and pillow-heif does.
+    private static func decodeWithLibrary(
+        _ bytes: [UInt8], format: String, options: ImageDecodingOptions,
+        _ decoder: (UnsafePointer<UInt8>?, Int, UInt64, UnsafeMutablePointer<vt_image>?) -> Int32
+    ) throws(ImageError) -> Decoded {
+        var image = vt_image()
+        let status = bytes.withUnsafeBufferPointer { decoder($0.baseAddress, $0.count, UInt64(MPImage.maximumPixelCount), &image) }
+        defer { vt_image_free(&image) }
+        let text = withUnsafeBytes(of: image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        switch Int(status) {
+        case VT_IMAGE_OK: break
+        case VT_IMAGE_TOO_LARGE: throw .unsupportedSize(width: Int(image.width), height: Int(image.height))
+        case VT_IMAGE_NO_MEMORY: throw .corrupt(format: format, message: "out of memory")
+        case VT_IMAGE_UNSUPPORTED: throw .corrupt(format: format, message: "not supported: \(text)")
+        default: throw .corrupt(format: format, message: text.isEmpty ? "cannot be decoded" : text)
         }
-        let width = Int(image.width), height = Int(image.height)
-        guard MPImage.isSupported(width: width, height: height) else {
-            png_image_free(&image)
+        let width = Int(image.width), height = Int(image.height), channels = Int(image.channels)
+        guard MPImage.isSupported(width: width, height: height), channels == 3 || channels == 4, let base = image.pixels else {
             throw .unsupportedSize(width: width, height: height)
         }
-        // RGB or RGBA as the file has alpha or not; gray and palette images expand to RGB(A).
-        let hasAlpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
-        image.format = hasAlpha ? PNGFormat.rgba : PNGFormat.rgb
-        let format: PixelFormat = hasAlpha ? .rgba8 : .rgb8
-        // Within the pixel budget these cannot overflow today; checked so that raising the budget cannot make them.
-        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: format.bytesPerPixel)
-        let (byteCount, countOverflow) = rowBytes.multipliedReportingOverflow(by: height)
-        guard !rowOverflow, !countOverflow, let rowStride = Int32(exactly: rowBytes) else {
-            png_image_free(&image)
-            throw .unsupportedSize(width: width, height: height)
+        var tag: Int?
+        if image.orientation != 0 { tag = Int(image.orientation) }
+        if let exif = image.exif {
+            var payload = Array(UnsafeBufferPointer(start: exif, count: image.exif_length))
+            // WebP's EXIF chunk holds the TIFF structure alone; some writers keep JPEG's "Exif\0\0" before it.
+            if !payload.starts(with: Array("Exif\0\0".utf8)) { payload = Array("Exif\0\0".utf8) + payload }
+            tag = EXIF.orientation(payload)
         }
-        var pixels = [UInt8](repeating: 0, count: byteCount)
-        let finished = pixels.withUnsafeMutableBytes { out in
-            png_image_finish_read(&image, nil, out.baseAddress, rowStride, nil)
-        }
-        guard finished != 0 else {
-            let text = message(image)
-            png_image_free(&image)
-            throw .corrupt(format: "PNG", message: text)
-        }
-        png_image_free(&image)
-        return Decoded(width: width, height: height, format: format, pixels: pixels, exifOrientation: nil)
+        let layout = UprightLayout(tag: options.appliesExifOrientation ? tag : nil, width: width, height: height)
+        let pixels = layout.upright(base, bytesPerPixel: channels)
+        return Decoded(width: layout.uprightWidth, height: layout.uprightHeight, format: channels == 4 ? .rgba8 : .rgb8,
+                       pixels: pixels, exifOrientation: tag)
     }
 
     /// MediaPipe's pixels for a JPEG: stb_image's reconstruction over libjpeg-turbo's coefficients; libjpeg-turbo's

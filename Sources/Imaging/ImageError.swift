@@ -1,9 +1,10 @@
 /// Why an image could not be made, decoded or processed.
 public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case fileUnreadable(path: String, reason: String)
-    /// The bytes are neither PNG nor JPEG.
-    case unknownFormat
-    /// The PNG or JPEG is damaged; the decoder's own message.
+    /// The bytes are none of the formats read (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIF/HEIC/AVIF); `seen` names
+    /// what they look like instead ("a PDF document", "an MP4 video (ftyp brands …)", or the first bytes in hex).
+    case unknownFormat(seen: String)
+    /// The image file is damaged or cut short; `format` names it, `message` is the decoder's own.
     case corrupt(format: String, message: String)
     /// Width × height above ``MPImage/maximumPixelCount`` (or zero): refused before allocating.
     case unsupportedSize(width: Int, height: Int)
@@ -20,7 +21,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .fileUnreadable(path, reason): return "cannot read image '\(path)': \(reason)"
-        case .unknownFormat: return "not a PNG or JPEG image"
+        case let .unknownFormat(seen):
+            return "not an image format that can be read (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIF/HEIC/AVIF): \(seen)"
         case let .corrupt(format, message): return "corrupt \(format): \(message)"
         case let .unsupportedSize(width, height): return "unsupported image size \(width)×\(height)"
         case let .bufferTooSmall(needed, available): return "pixel buffer has \(available) bytes, needs \(needed)"

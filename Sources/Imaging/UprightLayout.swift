@@ -15,7 +15,7 @@
 ///
 /// Every tag moves stored pixel (x, y) to upright pixel index `origin + y · rowStep + x · columnStep`: a decoder
 /// places each row, or a band of rows, as it produces them, and the upright image is the only full-size buffer.
-/// Packed RGB8 only (both JPEG paths produce it).
+/// Packed RGB8 for the JPEG paths; `upright(_:bytesPerPixel:)` for RGB or RGBA from the TIFF and WebP decoders.
 struct UprightLayout {
     /// The EXIF tag, 1…8 (anything else is treated as 1).
     let tag: Int
@@ -101,6 +101,25 @@ struct UprightLayout {
                 y += count
             }
             initialized = width * height * 3
+        }
+    }
+
+    /// A whole stored image of `bytesPerPixel`-byte pixels (RGB or RGBA from the TIFF and WebP decoders), upright:
+    /// a plain per-pixel walk, as these decoders are not the hot path the JPEG's banded placement is for.
+    func upright(_ stored: UnsafePointer<UInt8>, bytesPerPixel: Int) -> [UInt8] {
+        let count = width * height * bytesPerPixel
+        if tag == 1 { return Array(UnsafeBufferPointer(start: stored, count: count)) }
+        return [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            var source = stored
+            for y in 0..<height {
+                let start = rowStart(y)
+                for x in 0..<width {
+                    let target = output.baseAddress! + bytesPerPixel * (start + x * columnStep)
+                    for c in 0..<bytesPerPixel { target[c] = source[c] }
+                    source += bytesPerPixel
+                }
+            }
+            initialized = count
         }
     }
 
