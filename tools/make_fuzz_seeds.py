@@ -13,7 +13,9 @@ import hashlib
 import io
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 import zipfile
 
 import flatbuffers
@@ -183,6 +185,52 @@ def image_seeds():
     write("exif", tiff(b"II", [(0x0112, 3, 1, 3)]), "intel")
 
 
+def format_seeds():
+    """The decoders added for issue #42: every layout each reads, small (13 × 17)."""
+    rng = np.random.default_rng(5)
+    pixels = rng.integers(0, 256, (13, 17, 4), dtype=np.uint8)
+    rgb, rgba = Image.fromarray(pixels[:, :, :3]), Image.fromarray(pixels)
+    def save(harness, label, image, fmt, **options):
+        buffer = io.BytesIO()
+        image.save(buffer, fmt, **options)
+        write(harness, buffer.getvalue(), label)
+    for label, image in (("rgb24", rgb), ("rgba32", rgba), ("palette8", rgb.quantize(200)), ("mono1", rgb.convert("1"))):
+        save("bmp", label, image, "BMP")
+    save("gif", "still", rgb, "GIF")
+    save("gif", "transparent", rgb.quantize(64), "GIF", transparency=3)
+    save("gif", "animated", rgb, "GIF", save_all=True, append_images=[rgb.rotate(90, expand=False)], duration=50)
+    save("gif", "interlaced", rgb, "GIF", interlace=True)
+    save("pnm", "ppm", rgb, "PPM")
+    save("pnm", "pgm", rgb.convert("L"), "PPM")
+    write("pnm", b"P5 # comment\n3 2\n65535\n" + bytes(range(12)), "pgm16")
+    for label, image, options in (("raw", rgb, {}), ("lzw", rgb, {"compression": "tiff_lzw"}),
+                                  ("deflate-rgba", rgba, {"compression": "tiff_adobe_deflate"}),
+                                  ("gray", rgb.convert("L"), {}), ("palette", rgb.quantize(16), {}),
+                                  ("jpeg", rgb, {"compression": "jpeg"})):
+        save("tiff", label, image, "TIFF", **options)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    for label, image, options in (("lossy", rgb, {"quality": 70}), ("lossless", rgb, {"lossless": True}),
+                                  ("alpha", rgba, {"quality": 70}), ("exif", rgb, {"exif": exif.tobytes()}),
+                                  ("animated", rgb, {"save_all": True, "append_images": [rgb.rotate(90)], "lossless": True})):
+        save("webp", label, image, "WEBP", **options)
+    try:
+        import pillow_heif
+        pillow_heif.register_heif_opener()
+        save("heif", "heic", rgb, "HEIF", quality=50)
+        save("heif", "heic-alpha", rgba, "HEIF", quality=50)
+        save("heif", "heic-irot", rgb, "HEIF", quality=50, exif=exif.tobytes())
+    except ImportError:
+        print("make_fuzz_seeds: pillow-heif is not installed; no HEIC seeds", file=sys.stderr)
+    if shutil.which("heif-enc"):  # AVIF through Debian's libheif (libheif-examples), as libheif decodes it
+        with tempfile.TemporaryDirectory() as folder:
+            source, target = os.path.join(folder, "seed.png"), os.path.join(folder, "seed.avif")
+            rgb.save(source)
+            subprocess.run(["heif-enc", "-A", "-q", "50", "-o", target, source], check=True, capture_output=True)
+            with open(target, "rb") as f:
+                write("heif", f.read(), "avif")
+
+
 def running_mode_seeds():
     rng = np.random.default_rng(4)
     for mode in range(3):
@@ -199,6 +247,7 @@ def main():
     face_geometry_seeds()
     npy_seeds()
     image_seeds()
+    format_seeds()
     running_mode_seeds()
     for harness in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, harness))

@@ -109,6 +109,12 @@ int vt_tiff_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_i
     if (TIFFGetField(tiff, TIFFTAG_ORIENTATION, &orientation) && orientation >= 1 && orientation <= 8)
         out->orientation = orientation;
     TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, &extra_count, &extra_types);
+    // libtiff's RGBA interface premultiplies unassociated (straight) alpha; Pillow, the truth for TIFF, keeps it
+    // straight. Declared associated in the in-memory directory, the samples pass through as stored.
+    if (extra_count == 1 && extra_types && extra_types[0] == EXTRASAMPLE_UNASSALPHA) {
+        uint16_t associated = EXTRASAMPLE_ASSOCALPHA;
+        TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, 1, &associated);
+    }
     char why[1024] = {0};
     if (!TIFFRGBAImageOK(tiff, why)) {
         snprintf(out->message, 200, "%s", why);

@@ -1,8 +1,11 @@
-/// BMP as stb_image 2.26 (MediaPipe's decoder, `stbi__bmp_load`) decodes it, written here rather than taken from a
-/// library because the truth is stb's pixels, quirks included: its header sizes (12, 40, 56, 108, 124), its palette
-/// size from the pixel-data offset (for 12-byte OS/2 headers, `(offset − 38) / 3` entries), bit-field channels widened
-/// by its bit-replication table, an all-zero alpha channel in a 32-bit BI_RGB file read as opaque, 24-bit files with an
-/// alpha mask kept RGB. RLE is refused, as stb refuses it. Unlike stb, a file cut short is an error, not black rows.
+/// BMP as the stb_image inside MediaPipe 1.2.3 (2.28 or later: its `stbi__bmp_set_mask_defaults` is in
+/// libmediapipe.so) decodes it, written here rather than taken from a library because the truth is stb's pixels,
+/// quirks included: its header sizes (12, 40, 56, 108, 124), its palette size from the pixel-data offset (for
+/// 12-byte OS/2 headers, `(offset − 38) / 3` entries), bit-field channels widened by its bit-replication table, an
+/// all-zero alpha channel in a 32-bit BI_RGB file read as opaque, V4/V5 masks replaced by the defaults unless
+/// BI_BITFIELDS. RLE and embedded JPEG/PNG are refused, as stb refuses them. Unlike stb, a file cut short is an
+/// error, not black rows. A top-down file (negative height) decodes top-down; MediaPipe 1.2.3 refuses it (its
+/// `stbi_info` call reports the negative height), so there the photo's pixels are the truth.
 enum BMPDecoder {
     private static func corrupt(_ message: String) -> ImageError { .corrupt(format: "BMP", message: message) }
 
@@ -30,28 +33,33 @@ enum BMPDecoder {
         let bitsPerPixel = Int(try reader.uint16LE())
         var masks: (red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) = (0, 0, 0, 0)
         var allAlpha: UInt32 = 255
+        // stb's `stbi__bmp_set_mask_defaults` for BI_RGB.
+        func defaultMasks() {
+            switch bitsPerPixel {
+            case 16: (masks.red, masks.green, masks.blue) = (31 << 10, 31 << 5, 31)
+            case 32:
+                masks = (0xFF << 16, 0xFF << 8, 0xFF, 0xFF << 24)
+                allAlpha = 0  // still 0 at the end: the alpha bytes were all 0, and stb makes them 255
+            default: masks = (0, 0, 0, 0)
+            }
+        }
         if headerSize != 12 {
             let compression = try reader.uint32LE()
             if compression == 1 || compression == 2 { throw corrupt("RLE compression, which stb_image does not read") }
+            if compression >= 4 { throw corrupt("compression \(compression) (embedded JPEG or PNG), which stb_image does not read") }
+            if compression == 3, bitsPerPixel != 16, bitsPerPixel != 32 { throw corrupt("bit fields at \(bitsPerPixel) bits per pixel") }
             try reader.skip(20, "the header")  // image size, resolutions, colours used and important
             if headerSize == 40 || headerSize == 56 {
                 if headerSize == 56 { try reader.skip(16, "the header") }
                 if bitsPerPixel == 16 || bitsPerPixel == 32 {
                     if compression == 0 {
-                        if bitsPerPixel == 32 {
-                            masks = (0xFF << 16, 0xFF << 8, 0xFF, 0xFF << 24)
-                            allAlpha = 0  // still 0 at the end: the alpha bytes were all 0, and stb makes them 255
-                        } else {
-                            masks = (31 << 10, 31 << 5, 31, 0)
-                        }
-                    } else if compression == 3 {
+                        defaultMasks()
+                    } else {
                         masks.red = try reader.uint32LE()
                         masks.green = try reader.uint32LE()
                         masks.blue = try reader.uint32LE()
                         extraRead += 12
                         if masks.red == masks.green && masks.green == masks.blue { throw corrupt("equal channel masks") }
-                    } else {
-                        throw corrupt("compression \(compression)")
                     }
                 }
             } else {
@@ -59,6 +67,7 @@ enum BMPDecoder {
                 masks.green = try reader.uint32LE()
                 masks.blue = try reader.uint32LE()
                 masks.alpha = try reader.uint32LE()
+                if compression != 3 { defaultMasks() }
                 try reader.skip(4 + 36 + (headerSize == 124 ? 16 : 0), "the header")  // colour space, its end points
             }
         }
@@ -74,7 +83,13 @@ enum BMPDecoder {
         } else if bitsPerPixel < 16 {
             paletteSize = (offset - extraRead - headerSize) >> 2
         }
-        if paletteSize == 0, offset != reader.position { throw corrupt("the pixel data offset \(offset) is not where the header ends") }
+        if paletteSize == 0 {
+            // stb accepts up to 1 KiB between the header and the pixel data, and nothing before the header's end.
+            guard offset >= reader.position, offset - reader.position <= 1024 else {
+                throw corrupt("the pixel data offset \(offset) is not just after the header")
+            }
+            try reader.skip(offset - reader.position, "the gap before the pixel data")
+        }
 
         let channels = bitsPerPixel == 24 && masks.alpha == 0xFF00_0000 ? 3 : (masks.alpha != 0 ? 4 : 3)
         var out = [UInt8](repeating: 0, count: width * height * channels)
@@ -89,7 +104,8 @@ enum BMPDecoder {
                 palette[i] = SIMD4(red, green, blue, 255)
             }
             let skip = offset - extraRead - headerSize - paletteSize * (headerSize == 12 ? 3 : 4)
-            if skip > 0 { try reader.skip(skip, "the gap before the pixel data") }
+            guard skip >= 0 else { throw corrupt("the pixel data offset \(offset) is inside the palette") }
+            try reader.skip(skip, "the gap before the pixel data")
             let rowBytes: Int
             switch bitsPerPixel {
             case 1: rowBytes = (width + 7) >> 3
@@ -127,8 +143,11 @@ enum BMPDecoder {
                 try reader.skip(pad, "row padding", allowingEnd: true)
             }
         } else {
+            // stb skips the gap between header and pixels here a second time (the check above already skipped
+            // it): a file with such a gap is read that many bytes late, as MediaPipe reads it.
             let skip = offset - extraRead - headerSize
-            if skip > 0 { try reader.skip(skip, "the gap before the pixel data") }
+            guard skip >= 0 else { throw corrupt("the pixel data offset \(offset) is inside the header") }
+            try reader.skip(skip, "the gap before the pixel data")
             let rowBytes = bitsPerPixel == 24 ? 3 * width : bitsPerPixel == 16 ? 2 * width : 0
             let pad = (-rowBytes) & 3
             var easy = 0

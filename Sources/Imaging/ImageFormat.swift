@@ -1,10 +1,12 @@
+import Foundation
+
 /// The encodings ``MPImage`` decodes, recognised by content (signatures, and for HEIF/AVIF the `ftyp` box's
 /// brands), never by a file's name.
-enum ImageFormat: Equatable, Sendable {
+package enum ImageFormat: Equatable, Sendable {
     case png, jpeg, bmp, gif, pnm, tiff, webp, heif
 
     /// The format of `bytes`, or ``ImageError/unknownFormat(seen:)`` naming what they look like instead.
-    static func sniff(_ bytes: [UInt8]) throws(ImageError) -> ImageFormat {
+    package static func sniff(_ bytes: [UInt8]) throws(ImageError) -> ImageFormat {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
         }
@@ -62,16 +64,19 @@ enum ImageFormat: Equatable, Sendable {
         let known: [(String, String)] = [
             ("%PDF", "a PDF document"), ("PK\u{3}\u{4}", "a zip archive"), ("8BPS", "a Photoshop document"),
             ("#?RADIANCE", "a Radiance HDR image"), ("#?RGBE", "a Radiance HDR image"), ("qoif", "a QOI image"),
-            ("\u{1A}E\u{DF}\u{A3}", "a Matroska or WebM video"), ("OggS", "an Ogg stream"), ("fLaC", "a FLAC audio file"),
+            ("OggS", "an Ogg stream"), ("fLaC", "a FLAC audio file"),
             ("ID3", "an MP3 audio file"), ("<svg", "an SVG document"), ("<?xml", "an XML document (an SVG?)"),
             ("\u{0}\u{0}\u{1}\u{0}", "a Windows icon"), ("\u{0}\u{0}\u{0}\u{C}jP  ", "a JPEG 2000 image"),
-            ("\u{0}\u{0}\u{0}\u{C}JXL ", "a JPEG XL image"), ("\u{FF}\u{A}", "a JPEG XL image"),
+            ("\u{0}\u{0}\u{0}\u{C}JXL ", "a JPEG XL image"),
             ("BM", "a BMP too short for its header"), ("GIF8", "a GIF of an unknown version"),
         ]
         for (prefix, name) in known where ascii(prefix) {
             return name
         }
-        if bytes[0] == 0xFF, bytes.count >= 2, bytes[1] == 0xD8 { return "a JPEG without a marker after its start" }
+        // Signatures with bytes above 0x7F, which the ASCII table above cannot spell.
+        if bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return "a Matroska or WebM video" }
+        if bytes.starts(with: [0xFF, 0x0A]) { return "a JPEG XL image" }
+        if bytes.starts(with: [0xFF, 0xD8]) { return "a JPEG without a marker after its start" }
         if ascii("RIFF") {
             let kind = bytes.count >= 12 ? String(decoding: bytes[8..<12], as: UTF8.self) : "?"
             return kind == "AVI " ? "an AVI video" : kind == "WAVE" ? "a WAV audio file" : "a RIFF file of type '\(kind)'"
@@ -84,5 +89,18 @@ enum ImageFormat: Equatable, Sendable {
         let shown = head.joined(separator: " ") + (bytes.count > 16 ? " …" : "")
         return text ? "text starting \"\(String(decoding: bytes.prefix(16).map { $0 < 0x20 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))\" (bytes \(shown))"
             : "bytes \(shown)"
+    }
+}
+
+extension ImageFormat {
+    /// Whether the file at `path` starts as an image this library decodes (by its first bytes, never its name), or
+    /// nil when it cannot be read. For the CLI and the worker, which run a photo in image mode and a clip in video
+    /// mode: a HEIC saved as `.dat` is a photo.
+    package static func fileIsImage(atPath path: String) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        // A HEIF ftyp box lists its brands within its first few dozen bytes; 256 covers long brand lists.
+        guard let head = try? handle.read(upToCount: 256) else { return nil }
+        return (try? sniff(Array(head))) != nil
     }
 }

@@ -41,8 +41,13 @@ struct TaskCommandOptions: ParsableArguments {
 
     var runningMode: RunningMode { liveStream ? .liveStream : video ? .video : .image }
 
+    /// Whether an input is a photo (image mode) or a clip: a file that starts as any format MPImage decodes is a
+    /// photo whatever its name; otherwise its extension decides, so that a damaged or mislabelled `.jpg` gets the
+    /// image decoder's error (which names what the bytes look like) rather than ffmpeg's.
     static func isImage(_ path: String) -> Bool {
-        ["png", "jpg", "jpeg"].contains((path as NSString).pathExtension.lowercased())
+        if ImageFormat.fileIsImage(atPath: path) == true { return true }
+        return ["png", "jpg", "jpeg", "bmp", "gif", "pgm", "ppm", "pnm", "tif", "tiff", "webp", "heic", "heif", "avif"]
+            .contains((path as NSString).pathExtension.lowercased())
     }
 }
 

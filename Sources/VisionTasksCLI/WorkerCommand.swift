@@ -12,7 +12,7 @@ import VisionTasks
 /// Protocol (README, "A video archive on a cluster"):
 /// - first line `{"ready":true,"version":…,"pid":…,"threads":…}`;
 /// - a request `{"id":…,"task":"pose","model":PATH,"input":PATH,"mode":"image|video","options":{…},
-///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's extension; the segment fields are video
+///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's content, then its extension; the segment fields are video
 ///   only);
 /// - answers: one line per frame, then `{"id":…,"done":true,"frames":N}`, or `{"id":…,"error":{"type":…,"message":…}}`
 ///   (after the frames already answered, when a video fails part-way);

@@ -99,7 +99,8 @@ public final class VisionTasksService: Sendable {
     private func answerImage(_ request: Request, context: some RequestContext) async throws -> Response {
         let deadline = ContinuousClock.now.advanced(by: .seconds(configuration.deadline))
         let kind = try Self.task(context)
-        try Self.checkMediaType(request, accepted: ["image/jpeg", "image/jpg", "image/png"], what: "an image (image/jpeg or image/png)")
+        try Self.checkMediaType(request, accepted: Self.imageMediaTypes,
+                                what: "an image (JPEG, PNG, BMP, GIF, PNM, TIFF, WebP, HEIC/HEIF or AVIF)")
         try checkLength(request, limit: configuration.maxBody)
         let query = Self.query(request)
         let setup = try TaskSetup(kind: kind, query: query, catalog: catalog)
@@ -291,6 +292,14 @@ public final class VisionTasksService: Sendable {
         }
         return orientation
     }
+
+    /// The photo types answered. The body is decoded by its content, whatever the type says (MPImage sniffs it):
+    /// the type only keeps other media (text, video) from the image endpoints.
+    static let imageMediaTypes = [
+        "image/jpeg", "image/jpg", "image/pjpeg", "image/png", "image/bmp", "image/x-bmp", "image/x-ms-bmp", "image/gif",
+        "image/x-portable-pixmap", "image/x-portable-graymap", "image/x-portable-anymap", "image/tiff", "image/webp",
+        "image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence", "image/avif",
+    ]
 
     private static func checkMediaType(_ request: Request, accepted: [String], what: String) throws {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""

@@ -27,6 +27,13 @@ let harnesses: [Harness] = [
     Harness(name: "jpeg", summary: "JPEG through libjpeg-turbo's entropy decoder and our stb-exact reconstruction",
             run: ImageHarness.runJPEG),
     Harness(name: "exif", summary: "the EXIF APP1 segment's orientation tag", run: ImageHarness.runEXIF),
+    Harness(name: "bmp", summary: "BMP through our stb_image-exact decoder", run: ImageHarness.runBMP),
+    Harness(name: "gif", summary: "GIF's first frame through our stb_image-exact LZW decoder", run: ImageHarness.runGIF),
+    Harness(name: "pnm", summary: "binary PGM/PPM through our stb_image-exact decoder", run: ImageHarness.runPNM),
+    Harness(name: "tiff", summary: "TIFF through libtiff's RGBA interface (its per-file error handlers)", run: ImageHarness.runTIFF),
+    Harness(name: "webp", summary: "WebP (still, animated, EXIF chunk) through libwebp's demuxer and animation decoder",
+            run: ImageHarness.runWebP),
+    Harness(name: "heif", summary: "HEIF/HEIC/AVIF through libheif", run: ImageHarness.runHEIF),
     Harness(name: "running-mode", summary: "the running-mode core (TaskRunner, smoothing) driven by a stream of calls and timestamps",
             run: RunningModeHarness.run),
 ]

@@ -2,7 +2,7 @@
 
     python -m vision_tasks.batch --engine ray|spark|local INPUT_DIR OUT.jsonl --task pose --model MODEL [--workers 2]
 
-Photos (.png, .jpg, .jpeg) run in image mode, clips (.mp4, .mov, .avi, …) in video mode; other files are left out.
+Photos (.png, .jpg, .jpeg, .bmp, .gif, .ppm, .pgm, .tiff, .webp, .heic, .avif, …) run in image mode, clips (.mp4, .mov, .avi, …) in video mode; other files are left out.
 OUT.jsonl holds, for each input, exactly the lines `vision-tasks TASK MODEL INPUT [--video] --jsonl -` prints, each
 with `"id":…` (the path relative to INPUT_DIR) added as its first field, in any order, and one `{"id":…,"error":{…}}`
 line per input that failed. The exit status is 0 unless the job itself failed; a summary goes to standard error.

@@ -14,8 +14,10 @@ import threading
 __all__ = ["Worker", "WorkerDied", "find_binary", "request_for", "IMAGE_EXTENSIONS", "VIDEO_EXTENSIONS", "ROW_FIELDS",
            "output_line"]
 
-#: Extensions read as photos (image mode); the CLI's `TaskCommandOptions.isImage`.
-IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg"}
+#: Extensions read as photos (image mode); the CLI's `TaskCommandOptions.isImage` falls back on the same list (it
+#: looks at a file's content first).
+IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".pgm", ".ppm", ".pnm", ".tif", ".tiff", ".webp", ".heic",
+                    ".heif", ".avif"}
 #: Extensions read as clips (video mode), decoded by ffmpeg.
 VIDEO_EXTENSIONS = {".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm", ".mpg", ".mpeg"}
 
