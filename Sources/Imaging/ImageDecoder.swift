@@ -12,8 +12,9 @@ public struct ImageDecodingOptions: Sendable, Equatable {
     /// Damage that leaves every code valid (flipped bits inside the data) cannot be detected: JPEG has no checksum.
     public var acceptsDamagedJPEGData: Bool
 
-    /// Whether a JPEG's EXIF orientation tag (2–8) turns the decoded pixels upright, as MediaPipe 1.x's
-    /// `Image.create_from_file` does (PIL's `ImageOps.exif_transpose` table): tag 6, a phone held upright, gives an
+    /// Whether an EXIF orientation tag (2–8) — a JPEG's or WebP's EXIF, a TIFF's Orientation field — turns the
+    /// decoded pixels upright, as MediaPipe 1.x's `Image.create_from_file` does for a JPEG (PIL's
+    /// `ImageOps.exif_transpose` table): tag 6, a phone held upright, gives an
     /// image as tall as the stored one is wide, and results are in that upright frame. On by default; off, the
     /// pixels stay as stored, as MediaPipe 0.10 left them. ``MPImage/exifOrientation`` carries the tag either way.
     public var appliesExifOrientation: Bool

@@ -60,7 +60,7 @@ struct Plane: Sendable {
     let rowStride: Int
 }
 
-/// An image for the vision tasks: decoded from PNG/JPEG, or wrapping a caller's pixel buffer without copying it
+/// An image for the vision tasks: decoded from a photo file (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIF/HEIC, AVIF), or wrapping a caller's pixel buffer without copying it
 /// (Swift arrays share storage until written), plus an orientation.
 public struct MPImage: Sendable {
     public let width: Int
@@ -68,9 +68,11 @@ public struct MPImage: Sendable {
     public let format: PixelFormat
     public var orientation: ImageOrientation { orientationValue }
     private var orientationValue: ImageOrientation
-    /// The EXIF orientation tag (1–8) of a JPEG, when present, as stored in the file. Decoding turns the pixels
-    /// upright by it (``width``, ``height`` and the pixels are the upright image's) unless
-    /// ``ImageDecodingOptions/appliesExifOrientation`` is off.
+    /// The orientation tag (1–8) of a JPEG's or WebP's EXIF or a TIFF's Orientation field, when present, as stored
+    /// in the file. Decoding turns the pixels upright by it (``width``, ``height`` and the pixels are the upright
+    /// image's) unless ``ImageDecodingOptions/appliesExifOrientation`` is off. Nil for PNG (MediaPipe 1.2.3 ignores
+    /// an `eXIf` chunk, and so do we) and for HEIF, whose `irot`/`imir` are always applied (its EXIF tag is then to
+    /// be ignored, as the HEIF specification says).
     public let exifOrientation: Int?
     let planes: [Plane]
     /// The part of the image a task that takes one (the image classifier's `regionOfInterest:`) is to look at,
@@ -165,9 +167,12 @@ public struct MPImage: Sendable {
         try self.init(width: width, height: height, format: format, planes: planes, orientation: orientation, exifOrientation: nil)
     }
 
-    /// Decodes a PNG or JPEG file. JPEG pixels are MediaPipe's own (its Python API decodes with stb_image; see
-    /// `StbImageJPEGReconstruction`), not libjpeg-turbo's, which differ by a level or two, turned upright by the
-    /// JPEG's EXIF orientation as MediaPipe 1.x turns them (``ImageDecodingOptions/appliesExifOrientation``). Only
+    /// Decodes an image file, its format told by content, never by name: PNG, JPEG, BMP, GIF (its first frame),
+    /// binary PGM/PPM, TIFF, WebP, HEIF/HEIC and AVIF. Where MediaPipe's `Image.create_from_file` reads the format
+    /// (PNG, JPEG, BMP, GIF, PNM: it decodes with stb_image) the pixels are MediaPipe's own — JPEG's through
+    /// `StbImageJPEGReconstruction`, not libjpeg-turbo's, which differ by a level or two; TIFF, WebP and HEIF are
+    /// Debian's libtiff, libwebp and libheif's. A JPEG, TIFF or WebP is turned upright by its EXIF orientation as
+    /// MediaPipe 1.x turns a JPEG (``ImageDecodingOptions/appliesExifOrientation``). Only
     /// regular files are read: a FIFO, device or directory is ``ImageError/fileUnreadable(path:reason:)`` at once,
     /// never a wait. `orientation` is the decoded (upright) pixels' orientation.
     public init(contentsOfFile path: String, orientation: ImageOrientation = .up,
@@ -176,7 +181,8 @@ public struct MPImage: Sendable {
         try self.init(encoded: bytes, orientation: orientation, decodingOptions: decodingOptions)
     }
 
-    /// Decodes PNG or JPEG bytes (sniffed by signature), a JPEG turned upright by its EXIF orientation unless
+    /// Decodes image bytes (any format of ``init(contentsOfFile:orientation:decodingOptions:)``, told by their
+    /// signature), a JPEG, TIFF or WebP turned upright by its orientation tag unless
     /// `decodingOptions` says otherwise. A truncated or corrupt JPEG scan throws unless `decodingOptions` accepts
     /// damaged data.
     public init(encoded bytes: [UInt8], orientation: ImageOrientation = .up,

@@ -12,9 +12,9 @@ struct ImageCommand: ParsableCommand {
 
 struct ImageDecode: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "decode", abstract: "Decode a PNG or JPEG and write it as lossless PNG (RGB, or RGBA as decoded).")
+        commandName: "decode", abstract: "Decode an image (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIC, AVIF) and write it as lossless PNG (RGB, or RGBA as decoded).")
 
-    @Argument(help: "A PNG or JPEG file.") var image: String
+    @Argument(help: "An image file (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIC, AVIF; told by content).") var image: String
     @Option(help: "The PNG to write.") var out: String
     @Flag(name: .customLong("no-exif"), help: "Keep a JPEG's pixels as stored instead of turning them upright by its EXIF orientation tag.")
     var noExif = false
@@ -36,7 +36,7 @@ struct ImageCrop: ParsableCommand {
         commandName: "crop",
         abstract: "Sample a rotated region into a float32 H×W×3 tensor (.npy), as MediaPipe's ImageToTensorCalculator does.")
 
-    @Argument(help: "A PNG or JPEG file.") var image: String
+    @Argument(help: "An image file (PNG, JPEG, BMP, GIF, PNM, TIFF, WebP, HEIC, AVIF; told by content).") var image: String
     @Option(help: "CX,CY,W,H,DEGREES: centre and size in pixels, rotation clockwise in degrees.") var roi: String
     @Option(help: "WxH of the tensor (each side 1...8192).", transform: TensorSize.parse) var size: TensorSize
     @Flag(help: "Keep the region's aspect ratio, padding with the border.") var letterbox = false
