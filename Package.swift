@@ -186,7 +186,8 @@ let package = Package(
             dependencies: ["VisionTasksMLKit", "VisionTasksTooling", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/MLKitTests"),
         .testTarget(
-            name: "SystemLibraryTests", dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib"],
+            name: "SystemLibraryTests",
+            dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib", "CVisionTasksTIFF", "CVisionTasksWebP", "CVisionTasksHEIF"],
             path: "Tests/SystemLibraryTests"),
     ]
 )

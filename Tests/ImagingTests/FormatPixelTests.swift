@@ -97,6 +97,33 @@ final class FormatPixelTests: XCTestCase {
         XCTAssertNil(image.exifOrientation)
     }
 
+    /// irot6.heic carries both HEIF's `irot` (libheif turns the picture) and an EXIF orientation of 6 (pillow-heif
+    /// wrote the tag it turned by): the EXIF tag is ignored, as the HEIF specification says and pillow-heif does, so
+    /// the picture is turned once — upright 29 wide, 37 tall (the test against pillow-heif's pixels holds the rest).
+    func testHEIFIsTurnedByIrotAndItsEXIFTagIgnored() throws {
+        let bytes = Array(try Data(contentsOf: Self.folder.appendingPathComponent("irot6.heic")))
+        let exifSix: [UInt8] = [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06]
+        XCTAssertNotNil((0..<(bytes.count - exifSix.count)).first { bytes[$0..<$0 + exifSix.count].elementsEqual(exifSix) })
+        for applies in [true, false] {
+            let image = try MPImage(encoded: bytes, decodingOptions: ImageDecodingOptions(appliesExifOrientation: applies))
+            XCTAssertEqual([image.width, image.height], [29, 37])
+            XCTAssertNil(image.exifOrientation)
+        }
+    }
+
+    /// TIFF's Orientation field and WebP's EXIF tag are reported, and applied unless the options say not to.
+    func testTIFFAndWebPOrientationFollowsTheOption() throws {
+        for (name, tag) in [("orientation6.tiff", 6), ("orientation8.tiff", 8), ("orientation3.tiff", 3), ("exif6.webp", 6)] {
+            let bytes = Array(try Data(contentsOf: Self.folder.appendingPathComponent(name)))
+            let upright = try MPImage(encoded: bytes)
+            let stored = try MPImage(encoded: bytes, decodingOptions: ImageDecodingOptions(appliesExifOrientation: false))
+            XCTAssertEqual(upright.exifOrientation, tag, name)
+            XCTAssertEqual(stored.exifOrientation, tag, name)
+            XCTAssertEqual([stored.width, stored.height], [37, 29], name)
+            XCTAssertEqual([upright.width, upright.height], tag == 3 ? [37, 29] : [29, 37], name)
+        }
+    }
+
     /// The largest difference, per file, between our decode of a format MediaPipe does not read (through Debian's
     /// libraries) and Pillow's (through its own bundled ones), as measured; every file not listed is identical
     /// (TIFF through libtiff 4.5 against Pillow's 4.7, WebP through libwebp 1.2.4 against 1.6, the same pixels).

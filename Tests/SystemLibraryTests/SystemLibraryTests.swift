@@ -1,6 +1,9 @@
 import CVisionTasksBLAS
+import CVisionTasksHEIF
 import CVisionTasksJPEG
 import CVisionTasksPNG
+import CVisionTasksTIFF
+import CVisionTasksWebP
 import CVisionTasksZlib
 import XCTest
 
@@ -29,5 +32,14 @@ final class SystemLibraryTests: XCTestCase {
 
     func testZlibVersion() {
         XCTAssertEqual(String(cString: zlibVersion()).first, "1")
+    }
+
+    /// Debian 12's libtiff 4.5 (per-file error handlers, TIFFOpenOptions, need 4.5), libwebp 1.2 and libheif 1.15.
+    func testImageFormatLibraries() {
+        let tiff = String(cString: TIFFGetVersion())
+        XCTAssertTrue(tiff.contains("Version 4."), tiff)
+        XCTAssertGreaterThanOrEqual(WebPGetDecoderVersion(), 0x010200)
+        XCTAssertGreaterThanOrEqual(heif_get_version_number_major(), 1)
+        XCTAssertGreaterThanOrEqual(heif_get_version_number_major() * 100 + heif_get_version_number_minor(), 115)
     }
 }
