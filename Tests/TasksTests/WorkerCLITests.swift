@@ -110,6 +110,30 @@ final class WorkerCLITests: XCTestCase {
         XCTAssertEqual(good.last?["frames"] as? Int, 1)
     }
 
+    /// Without a `mode`, an input is a photo when its bytes are one (any format MPImage decodes), whatever its
+    /// name: a BMP saved as `.dat` is answered as one image; a PDF saved as `.jpg` is an input error that says it is
+    /// a PDF.
+    func testPhotosAreToldByContent() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-content-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bmp = folder.appendingPathComponent("photo.dat"), pdf = folder.appendingPathComponent("scan.jpg")
+        try Data(contentsOf: Repository.fixtures.appendingPathComponent("formats/pixels/rgb24.bmp")).write(to: bmp)
+        try Data("%PDF-1.7\n%âãÏÓ\n".utf8).write(to: pdf)
+        let (lines, status) = try serve([try request("bmp", input: bmp.path), try request("pdf", input: pdf.path)])
+        XCTAssertEqual(status, 0)
+        let answers = try lines.dropFirst().map(json)
+        XCTAssertEqual(answers.count, 3, "\(lines)")
+        XCTAssertEqual(answers[0]["id"] as? String, "bmp")
+        XCTAssertEqual(answers[0]["frame"] as? Int, 0)
+        XCTAssertEqual([answers[0]["width"] as? Int, answers[0]["height"] as? Int], [37, 29], "\(answers[0])")
+        XCTAssertTrue(answers[0]["timestampMs"] is NSNull, "image mode: \(answers[0])")
+        XCTAssertEqual(answers[1]["frames"] as? Int, 1, "\(answers[1])")
+        let error = try XCTUnwrap(answers[2]["error"] as? [String: Any], "\(answers[2])")
+        XCTAssertEqual(error["type"] as? String, "inputError")
+        XCTAssertTrue((error["message"] as? String ?? "").contains("a PDF document"), "\(error)")
+    }
+
     /// `OMP_NUM_THREADS`, as Spark and Ray set it, is the default thread count.
     func testThreadsDefaultToOpenMPSetting() throws {
         let (lines, status) = try serve([], environment: ["OMP_NUM_THREADS": "3"])
