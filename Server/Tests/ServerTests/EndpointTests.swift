@@ -56,6 +56,22 @@ final class EndpointTests: XCTestCase {
                             cli: [], query: "numPoses=2&outputSegmentationMasks=true")
     }
 
+    /// Every photo format beyond JPEG and PNG, posted with its media type, is decoded by content and answered exactly
+    /// as the CLI answers the same file (the tiny crops of Tests/Fixtures/formats/pixels: the decoding is the point).
+    func testEveryImageFormatEqualsCLI() throws {
+        let folder = Paths.root.appendingPathComponent("Tests/Fixtures/formats/pixels")
+        for (name, type) in [("rgb24.bmp", "image/bmp"), ("pillow.gif", "image/gif"), ("rgb.ppm", "image/x-portable-pixmap"),
+                             ("rgb-tiff_lzw.tiff", "image/tiff"), ("lossy.webp", "image/webp"), ("photo.heic", "image/heic"),
+                             ("photo.avif", "image/avif")] {
+            let path = folder.appendingPathComponent(name).path
+            let expected = try cliEntry(["pose", Paths.model("pose_landmarker_lite.task"), path, "--num-poses", "1", "--no-segmentation"])
+            let answer = try server.post("/v1/pose?model=pose_landmarker_lite.task&name=\(name)&numPoses=1", file: path, type: type)
+            XCTAssertEqual(answer.status, 200, "\(name): \(answer.text)")
+            XCTAssertEqual([answer.json?["width"] as? Int, answer.json?["height"] as? Int], [37, 29], name)
+            XCTAssertTrue(answer.body == expected, "\(name): \(firstDifference(answer.body, expected))")
+        }
+    }
+
     func testFaceEqualsCLI() throws {
         try assertSameAsCLI(task: "face", model: "face_landmarker.task", image: "face_landmark_ex1.jpg",
                             cli: [], query: "numFaces=2&outputFaceBlendshapes=true&outputFacialTransformationMatrixes=true")
