@@ -153,12 +153,8 @@ let package = Package(
         .target(name: "VisionTasksTestSupport", path: "Tests/Support/TestSupport"),
         // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
         .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
-        // libFuzzer harnesses, one per parser, in one binary (tools/fuzz builds it with -sanitize=fuzzer,address).
-        .executableTarget(
-            name: "vision-tasks-fuzz",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksFuzzDriver"],
-            path: "Tests/Fuzz/harnesses"),
-        .target(name: "CVisionTasksFuzzDriver", path: "Tests/Fuzz/driver"),
+        // The libFuzzer harnesses are a package of their own (Tests/Fuzz/Package.swift, built by tools/fuzz), out of
+        // this package's plain builds.
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
