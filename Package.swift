@@ -89,14 +89,17 @@ let package = Package(
         .target(name: "VisionTasksEngineSIMD", path: "Sources/EngineSIMD", swiftSettings: optimizedInDebug),
         .target(
             name: "VisionTasksEngine",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint", "CVisionTasksOnoneKernels"],
             path: "Sources/Engine",
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
         .target(name: "CVisionTasksJPEGDecoder", dependencies: ["CVisionTasksJPEG"], path: "Sources/CVisionTasksJPEGDecoder"),
+        // The hot loops of a build that compiles our Swift without optimization — a dependent's debug build — in C,
+        // which keeps its vector instructions at -O0 (see onone_kernels.h).
+        .target(name: "CVisionTasksOnoneKernels", path: "Sources/CVisionTasksOnoneKernels"),
         // A cache prefetch hint for the crop (see prefetch.h).
         .target(name: "CVisionTasksPrefetch", path: "Sources/CVisionTasksPrefetch"),
-        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksPrefetch"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
+        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksPrefetch", "CVisionTasksOnoneKernels"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
