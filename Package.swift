@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "VisionTasksEngineSIMD", path: "Sources/EngineSIMD", swiftSettings: optimizedInDebug),
         .target(
             name: "VisionTasksEngine",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint", "CVisionTasksOnoneKernels"],
             path: "Sources/Engine",
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).
@@ -110,9 +110,15 @@ let package = Package(
             name: "CVisionTasksImageDecoders",
             dependencies: ["CVisionTasksPNG", "CVisionTasksTIFF", "CVisionTasksWebP", "CVisionTasksHEIF"],
             path: "Sources/CVisionTasksImageDecoders"),
+        // The hot loops of a build that compiles our Swift without optimization — a dependent's debug build — in C,
+        // which keeps its vector instructions at -O0 (see onone_kernels.h).
+        .target(name: "CVisionTasksOnoneKernels", path: "Sources/CVisionTasksOnoneKernels"),
         // A cache prefetch hint for the crop (see prefetch.h).
         .target(name: "CVisionTasksPrefetch", path: "Sources/CVisionTasksPrefetch"),
-        .target(name: "VisionTasksImaging", dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksImageDecoders", "CVisionTasksPrefetch"], path: "Sources/Imaging", swiftSettings: optimizedInDebug),
+        .target(
+            name: "VisionTasksImaging",
+            dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksImageDecoders", "CVisionTasksPrefetch", "CVisionTasksOnoneKernels"],
+            path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
@@ -169,12 +175,8 @@ let package = Package(
         .target(name: "VisionTasksTestSupport", path: "Tests/Support/TestSupport"),
         // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
         .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
-        // libFuzzer harnesses, one per parser, in one binary (tools/fuzz builds it with -sanitize=fuzzer,address).
-        .executableTarget(
-            name: "vision-tasks-fuzz",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksFuzzDriver"],
-            path: "Tests/Fuzz/harnesses"),
-        .target(name: "CVisionTasksFuzzDriver", path: "Tests/Fuzz/driver"),
+        // The libFuzzer harnesses are a package of their own (Tests/Fuzz/Package.swift, built by tools/fuzz), out of
+        // this package's plain builds.
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),

@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import CVisionTasksPrefetch
 import Dispatch
 import Foundation
@@ -16,6 +17,11 @@ package struct ImageToTensorOptions: Sendable, Equatable {
     /// The most threads sampling may use (it uses at most two, and one for small tensors); nil for no limit of the
     /// caller's. Every output value is computed the same way whatever the split, so results do not depend on it.
     package var maximumThreads: Int?
+    /// Whether packed RGB, RGBA and BGRA pixels are sampled by the C loop (CVisionTasksOnoneKernels), which gives the
+    /// same bytes: chosen where this module was compiled without optimization (a dependent's debug build), where the
+    /// Swift loop's generic SIMD runs through the runtime for every lane (a 256 × 256 crop: 100 ms). Tests set it
+    /// to compare the two.
+    package var usesOnoneLoop = ImageToTensor.compiledWithoutOptimization
 
     package init(width: Int, height: Int, keepAspectRatio: Bool = false, border: Border = .zero, range: ClosedRange<Float> = 0...1,
                 maximumThreads: Int? = nil) {
@@ -95,6 +101,10 @@ package enum ImageToTensor {
         return (values, transform)
     }
 
+    /// Whether this module was compiled without optimization (decided by the caller's optimization level: this
+    /// module's).
+    static let compiledWithoutOptimization = _isDebugAssertConfiguration()
+
     // OpenCV's INTER_BITS and INTER_REMAP_COEF_BITS.
     static let interBits = 5
     private static let coefficientBits = 15
@@ -114,7 +124,7 @@ package enum ImageToTensor {
         guard let map = PerspectiveMap(region: transform.region, width: options.width, height: options.height) else {
             throw .invalidRegion("degenerate region \(region)")
         }
-        let replicate = options.border == .replicate
+        let replicate = options.border == .replicate, ononeLoop = options.usesOnoneLoop
         let width = options.width, height = options.height
         image.withPixelReader { reader in
             // Rows are independent and each writes its own outputs: two threads take half the rows each (the tasks'
@@ -127,6 +137,10 @@ package enum ImageToTensor {
                 let rows = (height * part / threads)..<(height * (part + 1) / threads)
                 // One specialized loop per pixel layout: the format is decided here, not per neighbour.
                 switch reader.format {
+                case .rgb8 where ononeLoop, .rgba8 where ononeLoop, .bgra8 where ononeLoop:
+                    let source = PackedSource(reader, bytesPerPixel: reader.format == .rgb8 ? 3 : 4,
+                                              swapsRedAndBlue: reader.format == .bgra8, width: iw)
+                    ononeSampleRows(source, map, rows, width, iw, ih, replicate, sink)
                 case .rgb8: sampleRows(PackedSource(reader, bytesPerPixel: 3, swapsRedAndBlue: false, width: iw), map, rows, width, iw, ih, replicate, sink)
                 case .rgba8: sampleRows(PackedSource(reader, bytesPerPixel: 4, swapsRedAndBlue: false, width: iw), map, rows, width, iw, ih, replicate, sink)
                 case .bgra8: sampleRows(PackedSource(reader, bytesPerPixel: 4, swapsRedAndBlue: true, width: iw), map, rows, width, iw, ih, replicate, sink)
@@ -176,6 +190,29 @@ package enum ImageToTensor {
                     }
                 }
             }
+        }
+    }
+
+    /// ``sampleRows(_:_:_:_:_:_:_:_:)`` for packed pixels through the C loop of an unoptimized build
+    /// (``ImageToTensorOptions/usesOnoneLoop``): the same coordinates, weights, rounding and border rule, so the same
+    /// values.
+    private static func ononeSampleRows<Sink: TensorSink>(
+        _ source: PackedSource, _ map: PerspectiveMap, _ rows: Range<Int>, _ width: Int, _ iw: Int, _ ih: Int,
+        _ replicate: Bool, _ sink: Sink
+    ) {
+        let target = sink.destination
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * width) { buffer in
+            let coordinates = buffer.baseAddress!
+            weights.withUnsafeBufferPointer { vectors in vectors.withMemoryRebound(to: Int32.self) { table in
+                for v in rows {
+                    map.fixedPointRow(v, x: coordinates, y: coordinates + width)
+                    let first = v * width * 3
+                    vt_onone_crop_row(coordinates, coordinates + width, Int32(width), source.base, source.stride,
+                                      Int32(source.bytesPerPixel), source.swapsRedAndBlue ? 1 : 0, Int32(iw), Int32(ih),
+                                      replicate ? 1 : 0, table.baseAddress, target.floats.map { $0 + first }, target.scale,
+                                      target.offset, target.bytes.map { $0 + first })
+                }
+            } }
         }
     }
 
@@ -321,6 +358,9 @@ struct ConvertingSource: RGBSource {
 /// pixels of one output, so threads may store through copies of a sink at once.
 protocol TensorSink: Sendable {
     func store(_ index: Int, _ rgb: SIMD4<Int32>)
+    /// Where the C loop of an unoptimized build writes (``ImageToTensor/ononeSampleRows``): floats as
+    /// `value × scale + offset`, or bytes.
+    var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) { get }
 }
 
 struct FloatSink: TensorSink, @unchecked Sendable {
@@ -334,6 +374,10 @@ struct FloatSink: TensorSink, @unchecked Sendable {
         base[index + 1] = values.y
         base[index + 2] = values.z
     }
+
+    var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) {
+        (base, scale, offset, nil)
+    }
 }
 
 struct ByteSink: TensorSink, @unchecked Sendable {
@@ -343,6 +387,10 @@ struct ByteSink: TensorSink, @unchecked Sendable {
         base[index] = UInt8(truncatingIfNeeded: rgb.x)
         base[index + 1] = UInt8(truncatingIfNeeded: rgb.y)
         base[index + 2] = UInt8(truncatingIfNeeded: rgb.z)
+    }
+
+    var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) {
+        (nil, 1, 0, base)
     }
 }
 

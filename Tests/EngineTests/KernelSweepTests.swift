@@ -58,18 +58,29 @@ final class KernelSweepTests: XCTestCase {
     static let liteRTDefects = ["beyond int16 before the clamp", "builtin-fallback ab/y=300 sparse broadcast"]
 
     func testEveryKernelOnShapeSweeps() throws {
+        try sweep(kernels: .compiled)
+    }
+
+    /// The same sweeps through the kernels of a build that compiled the engine without optimization (a dependent's
+    /// debug build): OpenBLAS for the float products, the C loops for float depthwise, im2col, bias, activation,
+    /// epilogues and resizing; the same tolerance against LiteRT.
+    func testEveryKernelOnShapeSweepsWithoutOptimization() throws {
+        try sweep(kernels: .withoutOptimization(tier: KernelConfig.compiledTier))
+    }
+
+    func sweep(kernels: KernelConfig) throws {
         var summary: [String] = []
         var skipped = 0
         for file in Self.files(".cache/kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py") {
             var checked = 0, worstFloat: Float = 0
             for testCase in try Self.cases(file) {
                 if Self.liteRTDefects.contains(where: testCase.label.contains) {
-                    let ours = try Self.run(testCase, threads: 1)
+                    let ours = try Self.run(testCase, threads: 1, kernels: kernels)
                     if zip(ours, testCase.outputs).contains(where: { QuantizedGoldenTests.lsb($0, $1) > 0 }) { skipped += 1 }
                     continue
                 }
                 for threads in [1, 2] {
-                    let ours = try Self.run(testCase, threads: threads)
+                    let ours = try Self.run(testCase, threads: threads, kernels: kernels)
                     for (k, reference) in testCase.outputs.enumerated() {
                         let label = "\(file.lastPathComponent) \(testCase.label) output \(k), \(threads) threads"
                         if reference.type == .float32 {
@@ -91,7 +102,7 @@ final class KernelSweepTests: XCTestCase {
             summary.append("\(file.deletingPathExtension().lastPathComponent) \(checked)" + (worstFloat > 0 ? String(format: " (float %.1g)", worstFloat) : ""))
         }
         XCTAssertLessThanOrEqual(skipped, 5, "more sweep cases differ from LiteRT's defective fallback than the five known")
-        print("kernel sweeps: \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
+        print("kernel sweeps (\(kernels.floatGEMM), \(kernels.floatDepthwise)): \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
     }
 
     /// The depthwise sweeps again with the other width of channel loops than the build's (``KernelConfig/

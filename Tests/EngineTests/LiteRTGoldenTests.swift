@@ -122,10 +122,22 @@ final class LiteRTGoldenTests: XCTestCase {
     /// tolerance of the golden, or as close to one of LiteRT's configurations as they are to each other (measured
     /// per output by tools/litert_goldens.py).
     func testEveryModelEndToEnd() throws {
+        try endToEnd(kernels: .compiled)
+    }
+
+    /// Every model through the kernels of a build that compiled the engine without optimization (a dependent's
+    /// debug build: OpenBLAS for float products, C loops for float depthwise and the float passes), within the same
+    /// bounds.
+    func testEveryModelEndToEndWithoutOptimization() throws {
+        try endToEnd(kernels: .withoutOptimization(tier: KernelConfig.compiledTier))
+    }
+
+    func endToEnd(kernels: KernelConfig) throws {
         var report: [String] = []
         for golden in try Self.goldens() {
             let label = "\(golden.bundle)#\(golden.member)"
-            let interpreter = try Interpreter(path: Repository.modelPath(golden.bundle), member: golden.member.isEmpty ? nil : golden.member)
+            let interpreter = try Interpreter(path: Repository.modelPath(golden.bundle), member: golden.member.isEmpty ? nil : golden.member,
+                                              kernels: kernels)
             for (position, tensor) in golden.inputs.enumerated() {
                 try interpreter.setInput(position, bytes: try XCTUnwrap(golden.tensors[tensor]).bytes)
             }
@@ -142,7 +154,7 @@ final class LiteRTGoldenTests: XCTestCase {
             }
             report.append("\(label): " + errors.joined(separator: ", "))
         }
-        print("end-to-end against LiteRT:\n" + report.joined(separator: "\n"))
+        print("end-to-end against LiteRT (\(kernels.floatGEMM), \(kernels.floatDepthwise)):\n" + report.joined(separator: "\n"))
     }
 
     /// The AVX-512 tier's wide float tiles and sixteen-channel depthwise loops give bit for bit the AVX2 tier's

@@ -86,8 +86,15 @@ final class QuantizedGoldenTests: XCTestCase {
     /// Both quantized GEMMs and both depthwise widths whatever the build's tier: the int16 pairs and eight-channel
     /// depthwise loops of the AVX2 tier, the VNNI tier's byte quads (through `vpdpbusd` in a VNNI build, its exact
     /// emulation elsewhere) and sixteen-channel depthwise loops (one zmm register there, two AVX2 registers here), so
-    /// that each stays byte-identical to LiteRT on every host.
-    static let configurations: [KernelConfig] = [KernelConfig(tier: .avx2), KernelConfig(tier: .avx512VNNI)]
+    /// that each stays byte-identical to LiteRT on every host. Then what a build without optimization runs (a
+    /// dependent's debug build): OpenBLAS's exact dgemm and the C loops (``KernelConfig/ononeLoops``).
+    static let configurations: [KernelConfig] = [
+        KernelConfig(tier: .avx2), KernelConfig(tier: .avx512VNNI), .withoutOptimization(tier: .avx2),
+    ]
+
+    static func label(_ kernels: KernelConfig) -> String {
+        kernels.ononeLoops ? "C loops and dgemm of a build without optimization" : "\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise)"
+    }
 
     func testEveryQuantizedOperatorMatchesLiteRT() throws {
         for kernels in Self.configurations {
@@ -97,7 +104,7 @@ final class QuantizedGoldenTests: XCTestCase {
 
     func everyQuantizedOperatorMatchesLiteRT(_ kernels: KernelConfig) throws {
         for golden in try Self.goldens() {
-            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise))"
+            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(Self.label(kernels)))"
             let interpreter = try Interpreter(path: golden.path, threads: 1, kernels: kernels)
             var report: [String] = []
             for (index, op) in golden.operators.enumerated() {
@@ -142,7 +149,7 @@ final class QuantizedGoldenTests: XCTestCase {
 
     func everyQuantizedModelEndToEnd(_ kernels: KernelConfig) throws {
         for golden in try Self.goldens() {
-            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise))"
+            let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(Self.label(kernels)))"
             let xnnpack = try XCTUnwrap(golden.configurations.firstIndex(of: "xnnpack1"))
             for threads in [1, 2] {
                 let interpreter = try Interpreter(path: golden.path, threads: threads, kernels: kernels)

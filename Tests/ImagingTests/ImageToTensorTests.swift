@@ -47,9 +47,13 @@ final class ImageToTensorTests: XCTestCase {
             for border in [ImageToTensorOptions.Border.zero, .replicate] {
                 var options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: trial % 2 == 0, border: border, range: -1...1)
                 guard let expected = try Self.reference(image, region: region, options: options) else { continue }
-                for threads in [1, 2] {
+                // Through the Swift loop and through the C loop an unoptimized build samples packed pixels with
+                // (ImageToTensorOptions.usesOnoneLoop; grey pixels take the Swift loop either way).
+                for (threads, ononeLoop) in [(1, false), (2, false), (1, true), (2, true)] {
                     options.maximumThreads = threads
+                    options.usesOnoneLoop = ononeLoop
                     let label = "trial \(trial): \(format) \(iw)×\(ih), \(region) → \(width)×\(height), \(border), at most \(threads) thread(s)"
+                        + (ononeLoop ? ", C loop" : "")
                     let bytes = try ImageToTensor.bytes(from: image, region: region, options: options).values
                     Self.assertSame(bytes, expected, label)
                     // The float path maps the same bytes: level × 2/255 − 1, in Float.
@@ -60,7 +64,7 @@ final class ImageToTensorTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(sampled, 200)
+        XCTAssertGreaterThan(sampled, 400)
     }
 
     /// Equal arrays, or one failure naming how many values differ and the first of them (not the whole tensors).

@@ -1,5 +1,6 @@
 import VisionTasksEngineSIMD
 import CVisionTasksBLAS
+import CVisionTasksOnoneKernels
 import VisionTasksModelFormat
 
 /// CONV_2D: NHWC input, OHWI filter, per-output-channel bias.
@@ -48,7 +49,11 @@ struct Conv2DKernel: EpilogueFusable {
 
     /// Few output channels over channels that fill SIMD8 lanes (segmentation heads: 8 → 1): each output value is
     /// a dot product taken straight from the input, with no im2col matrix whose columns would mostly go unused.
-    var isDirect: Bool { outputChannels <= 4 && inputChannels % 8 == 0 }
+    var isDirect: Bool { outputChannels <= 4 && inputChannels % 8 == 0 && !throughOpenBLAS }
+    /// Every product through OpenBLAS (``KernelConfig/FloatGEMMKernel/openBLAS``), the direct kernel's included.
+    let throughOpenBLAS: Bool
+    /// im2col, the bias, the activation and the epilogue through their C twins (``KernelConfig/ononeLoops``).
+    let ononeLoops: Bool
 
     var scratchBytes: Int { isPointwise || isDirect ? 0 : y.output * x.output * patchSize * 4 }
 
@@ -84,8 +89,13 @@ struct Conv2DKernel: EpilogueFusable {
         // kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill — except
         // filters of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 × 256 ×
         // 8 → 8 with a residual: 0.93 → 0.64 ms).
-        packed = (weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
-            || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels
+        // Where the tier's choice is OpenBLAS throughout (a build without optimization), everything but the direct
+        // kernel's few outputs goes there.
+        throughOpenBLAS = context.kernels.floatGEMM == .openBLAS
+        ononeLoops = context.kernels.ononeLoops
+        let ownGEMM = !throughOpenBLAS
+        packed = ownGEMM && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
+            || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels)
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
         stem = packed != nil && activation != .tanh
             ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
@@ -221,13 +231,31 @@ struct Conv2DKernel: EpilogueFusable {
             patches = UnsafePointer(source + rows.lowerBound * inputChannels)
         } else {
             let rowsScratch = scratch + rows.lowerBound * patchSize
-            gatherPatches(from: source, into: rowsScratch, rows: rows)
+            if ononeLoops {
+                // A build without optimization: the same patches copied by C.
+                vt_onone_gather_patches(source, rowsScratch, Int32(rows.lowerBound), Int32(rows.upperBound), Int32(x.output),
+                                        Int32(y.input), Int32(x.input), Int32(inputChannels), Int32(y.filter), Int32(x.filter),
+                                        Int32(y.stride), Int32(x.stride), Int32(y.dilation), Int32(x.dilation),
+                                        Int32(y.padBefore), Int32(x.padBefore))
+            } else {
+                gatherPatches(from: source, into: rowsScratch, rows: rows)
+            }
             patches = UnsafePointer(rowsScratch)
         }
         let out = destination + rows.lowerBound * outputChannels
         weights.withUnsafeBufferPointer { w in
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
                         1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
+        }
+        if ononeLoops, activation != .tanh {
+            // A build without optimization: the bias, the activation and the epilogue in one pass of C, the same
+            // steps (``Epilogue/apply(output:addend:rows:rowStride:channels:ononeLoop:bias:biasActivation:)``).
+            bias.withUnsafeBufferPointer { bias in
+                (epilogue ?? Epilogue()).apply(
+                    output: out, addend: addend.map { $0 + rows.lowerBound * addendStride }, rows: rows.count, rowStride: outputChannels,
+                    channels: 0..<outputChannels, ononeLoop: true, bias: bias.baseAddress, biasActivation: activation)
+            }
+            return
         }
         addBiasAndActivate(out, rows: rows.count)
         finish(rows, destination, addend)
@@ -239,7 +267,7 @@ struct Conv2DKernel: EpilogueFusable {
         guard let epilogue else { return }
         let offset = pixels.lowerBound * outputChannels
         epilogue.apply(output: destination + offset, addend: addend.map { $0 + pixels.lowerBound * addendStride }, rows: pixels.count,
-                       rowStride: outputChannels, channels: 0..<outputChannels)
+                       rowStride: outputChannels, channels: 0..<outputChannels, ononeLoop: ononeLoops)
     }
 
     /// The fused epilogue as the GEMM applies it to each tile it stores; `addend` matches the product's first element.

@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
@@ -20,7 +21,9 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     let bias: [Float]
     let activation: Activation
     /// Which channel loops run: the tier's choice, made once here.
-    let channelLoops: KernelConfig.DepthwiseKernel
+    let channelLoops: KernelConfig.FloatDepthwiseKernel
+    /// The epilogue through its C twin (``KernelConfig/ononeLoops``).
+    let ononeLoops: Bool
 
     var outputChannels: Int { inputChannels * multiplier }
     /// Output columns whose window lies inside the input, computed once.
@@ -74,6 +77,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         guard weights.count == f[1] * f[2] * f[3], bias.count == f[3] else { throw context.fail("weights/bias sizes") }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         channelLoops = context.kernels.floatDepthwise
+        ononeLoops = context.kernels.ononeLoops
         try context.expect([batch, y.output, x.output, f[3]], forOutput: 0)
         interiorColumns = x.interior
         let fastFilter = multiplier == 1 && f[1] == f[2] && (f[1] == 3 || f[1] == 5) && y.dilation == 1 && x.dilation == 1
@@ -82,7 +86,8 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         // per-tap checks of border pixels cost more than that once a tenth of the outputs are border pixels. Not at
         // stride 2, where the input is four times the output: copying it cost more than the borders (56 × 56 × 144
         // → 28 × 28, 5 × 5: 0.155 → 0.24 ms).
-        if fastFilter, y.stride == 1, x.stride == 1, (pixels - interiorPixels) * 10 > pixels {
+        // The C loops of a build without optimization skip border taps themselves, one row a call: no padded copy.
+        if fastFilter, channelLoops != .ononeLoops, y.stride == 1, x.stride == 1, (pixels - interiorPixels) * 10 > pixels {
             let size = (height: max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
                         width: max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
             paddedSize = size
@@ -208,7 +213,8 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 for oy in rows {
                     let origin = UnsafePointer(map + oy &* y.stride &* rowStep), out = destination + (oy &* x.output &* channels &+ first)
                     switch channelLoops {
-                    case .eightChannels: interior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
+                    // (.ononeLoops never has a padded copy: see init.)
+                    case .eightChannels, .ononeLoops: interior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
                     case .sixteenChannels: wideInterior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
                     }
                     finish(oy, destination, addend, channels: first..<first &+ count)
@@ -223,7 +229,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     /// padding copy.
     @inline(__always)
     private func row(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
-                     _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, loops: KernelConfig.DepthwiseKernel) {
+                     _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, loops: KernelConfig.FloatDepthwiseKernel) {
         let channels = inputChannels
         let ky = y.validTaps(oy)
         let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
@@ -234,7 +240,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         }
         @inline(__always) func border(_ ox: Int) {
             switch loops {
-            case .eightChannels: borderPixel(ox, ky, rowBase, out, w, bias)
+            case .eightChannels, .ononeLoops: borderPixel(ox, ky, rowBase, out, w, bias)
             case .sixteenChannels: wideBorderPixel(ox, ky, rowBase, out, w, bias)
             }
         }
@@ -242,7 +248,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         if !inner.isEmpty {
             let origin = UnsafePointer(rowBase - x.padBefore &* channels), span = ChannelSpan(pixelStride: channels, count: channels)
             switch loops {
-            case .eightChannels: interior(inner, origin, x.input &* channels, out, w, bias, span)
+            case .eightChannels, .ononeLoops: interior(inner, origin, x.input &* channels, out, w, bias, span)
             case .sixteenChannels: wideInterior(inner, origin, x.input &* channels, out, w, bias, span)
             }
         }
@@ -254,7 +260,9 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         weights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { bias in
                 for oy in rows {
-                    if multiplier == 1 {
+                    if multiplier == 1, channelLoops == .ononeLoops {
+                        ononeRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
+                    } else if multiplier == 1 {
                         row(oy, source, destination, w.baseAddress!, bias.baseAddress!, loops: channelLoops)
                     } else {
                         genericRow(oy, source, destination, w.baseAddress!, bias.baseAddress!)
@@ -265,13 +273,27 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         }
     }
 
+    /// One output row, multiplier 1, through the C loops of a build without optimization
+    /// (``KernelConfig/FloatDepthwiseKernel/ononeLoops``): every column in one call, border taps skipped there.
+    private func ononeRow(_ oy: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let channels = inputChannels, taps = y.validTaps(oy), clamp = ActivationClamp(activation)
+        let tapRowStep = y.dilation &* x.input &* channels
+        let out = destination + oy &* x.output &* channels
+        vt_onone_depthwise_row(source + (oy &* y.stride &- y.padBefore) &* x.input &* channels, tapRowStep,
+                               Int32(taps.lowerBound), Int32(taps.upperBound), Int32(x.output), Int32(x.input),
+                               Int32(channels), Int32(y.filter), Int32(x.filter), Int32(x.stride), Int32(x.dilation), Int32(x.padBefore),
+                               w, bias, clamp.lower[0], clamp.upper[0], out)
+        if activation == .tanh { activation.apply(out, count: x.output &* channels) }
+    }
+
     /// Runs the fused epilogue, if any, over output row `oy` while it is still in L1.
     @inline(__always)
     private func finish(_ oy: Int, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?, channels: Range<Int>? = nil) {
         guard let epilogue else { return }
         let offset = oy &* x.output &* outputChannels
         epilogue.apply(output: destination + offset, addend: addend.map { $0 + offset }, rows: x.output,
-                       rowStride: outputChannels, channels: channels ?? 0..<outputChannels)
+                       rowStride: outputChannels, channels: channels ?? 0..<outputChannels, ononeLoop: ononeLoops)
     }
 
     /// Which channels a run of interior pixels computes, and how far apart its input pixels lie: all of them in the

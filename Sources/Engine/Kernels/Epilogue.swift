@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 /// Element-wise operators that the plan folded into the convolution producing their input: a residual ADD, a
 /// clamp (the ADD's fused activation or a RELU operator after it), then a per-channel PReLU; applied to each block
 /// of output rows right after the convolution wrote it, while the block is still in L1.
@@ -21,12 +22,23 @@ struct Epilogue: Sendable {
     /// Applies the epilogue to `rows` rows of `output`, `rowStride` floats apart, over channels `channels`;
     /// `addend` points at the addend's element matching `output`'s first (nil when there is no ADD), its rows
     /// `addendChannels` apart when that is set, else `rowStride`.
-    func apply(output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>?, rows: Int, rowStride: Int, channels: Range<Int>) {
+    /// `ononeLoop`: through the same steps in C (CVisionTasksOnoneKernels), for kernels of a build without
+    /// optimization (``KernelConfig/compiledWithoutOptimization``), where this loop's generic SIMD crawls; there
+    /// `bias` and `biasActivation`, when given, are added and applied first, in the same pass (OpenBLAS's products).
+    func apply(output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>?, rows: Int, rowStride: Int, channels: Range<Int>,
+               ononeLoop: Bool = false, bias: UnsafePointer<Float>? = nil, biasActivation: Activation = .none) {
+        let biasClamp = ActivationClamp(biasActivation)
         let clamp = ActivationClamp(self.clamp), clamps = self.clamp != .none
         let zero = SIMD8<Float>()
         let addendStride = addendChannels ?? rowStride, addendEnd = addendChannels ?? channels.upperBound
         (alpha ?? []).withUnsafeBufferPointer { alpha in
             let slopes = alpha.isEmpty ? nil : alpha.baseAddress
+            if ononeLoop {
+                vt_onone_epilogue(output, Int32(rows), rowStride, Int32(channels.lowerBound), Int32(channels.upperBound),
+                                  bias, biasClamp.lower[0], biasClamp.upper[0], addend, addendStride, Int32(addendEnd),
+                                  clamps ? 1 : 0, clamp.lower[0], clamp.upper[0], slopes)
+                return
+            }
             for r in 0..<rows {
                 let start = r &* rowStride, addendStart = r &* addendStride
                 let out = output + start

@@ -25,6 +25,10 @@ public struct KernelConfig: Sendable, Equatable {
         case sixBySixteen
         /// 8 × 32 tiles (two panels) in sixteen SIMD16<Float> accumulators: AVX-512's 32 registers.
         case wideTiles
+        /// Every float convolution's product through OpenBLAS's `sgemm`, which is optimized whatever our build is:
+        /// the choice of a build that compiled this module without optimization (``compiledWithoutOptimization``),
+        /// where our micro-kernels' generic SIMD runs some 700 times slower than optimized.
+        case openBLAS
     }
 
     /// How quantized convolutions and fully connected layers multiply.
@@ -49,6 +53,20 @@ public struct KernelConfig: Sendable, Equatable {
         case sixteenChannels
     }
 
+    /// The float depthwise channel loops: the tiers' (``DepthwiseKernel``), or the C loops of a build without
+    /// optimization.
+    public enum FloatDepthwiseKernel: String, Sendable {
+        /// ``DepthwiseKernel/eightChannels``.
+        case eightChannels
+        /// ``DepthwiseKernel/sixteenChannels``.
+        case sixteenChannels
+        /// Plain C loops (CVisionTasksOnoneKernels), one output row a call, for a build that compiled this module
+        /// without optimization (``compiledWithoutOptimization``): C at -O0 keeps vector instructions where Swift at
+        /// -Onone does not. The bias first, then the taps row by row, multiplied and added apart: not the Swift loops'
+        /// order, so within float rounding of them, not bit-identical. Channel multipliers above 1 keep the Swift row.
+        case ononeLoops
+    }
+
     /// The tier this build was compiled for.
     public static let compiledTier: Tier = {
         #if VISION_TASKS_AVX512VNNI
@@ -62,14 +80,40 @@ public struct KernelConfig: Sendable, Equatable {
         #endif
     }()
 
+    /// Whether this module was compiled without optimization: a dependent's debug build (`swift build`, `swift run`),
+    /// where SwiftPM compiles every package at -Onone and lets no package ask for more (our own builds optimize the
+    /// kernels in debug through VISION_TASKS_CPU's flags, which SwiftPM refuses in a dependency). At -Onone the
+    /// Swift micro-kernels' generic SIMD goes through the runtime for every lane — a pose photo took 6.7 s instead of
+    /// 14 ms — so ``compiled`` then chooses the micro-kernels that do not depend on our optimizer: OpenBLAS for float
+    /// products and C loops for float depthwise convolutions. (`_isDebugAssertConfiguration()` is decided by the
+    /// optimization level of the module that calls it, this one.)
+    public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
+
     /// What the build's tier runs best.
-    public static let compiled = KernelConfig(tier: compiledTier)
+    public static let compiled = compiledWithoutOptimization ? withoutOptimization(tier: compiledTier) : KernelConfig(tier: compiledTier)
+
+    /// What a build that compiled this module without optimization runs (``compiledWithoutOptimization``): OpenBLAS
+    /// for every float product, and the C loops (CVisionTasksOnoneKernels) for float depthwise convolutions and the
+    /// float passes that have one; the rest as the tier has it. The tests run it in any build.
+    public static func withoutOptimization(tier: Tier) -> KernelConfig {
+        var config = KernelConfig(tier: tier)
+        config.floatGEMM = .openBLAS
+        config.floatDepthwise = .ononeLoops
+        config.ononeLoops = true
+        return config
+    }
 
     public var tier: Tier
     public var floatGEMM: FloatGEMMKernel
     public var quantizedGEMM: QuantizedGEMMKernel
-    public var floatDepthwise: DepthwiseKernel
+    public var floatDepthwise: FloatDepthwiseKernel
     public var quantizedDepthwise: DepthwiseKernel
+    /// Whether the float passes that have a C twin in CVisionTasksOnoneKernels run there: a convolution's bias,
+    /// activation and fused epilogue, its im2col, bilinear resizing (the depthwise rows are ``floatDepthwise``'s
+    /// choice). The twins compute the same values in the same order; they are chosen where this module was compiled
+    /// without optimization (``compiledWithoutOptimization``), where the Swift loops' generic SIMD, array accesses
+    /// and checked arithmetic are calls into the runtime.
+    public var ononeLoops = false
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2, and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take 18 of

@@ -1,14 +1,13 @@
+import CVisionTasksOnoneKernels
 import VisionTasksModelFormat
 
 /// RESIZE_BILINEAR with TFLite's sampling rules (`ComputeInterpolationValues` in its reference kernel):
 /// scale = in/out, or (in−1)/(out−1) with align_corners; half-pixel centres sample at (o + ½)·scale − ½;
 /// the lower neighbour is clamped at 0 and the upper at in−1.
 struct ResizeBilinearKernel: Kernel {
-    struct Tap: Sendable {
-        let lower: Int
-        let upper: Int
-        let fraction: Float
-    }
+    /// A neighbour pair along one axis: C's type, so that the C loop of a build without optimization reads the
+    /// same table (``KernelConfig/compiledWithoutOptimization``).
+    typealias Tap = vt_resize_tap
 
     let input: Int
     let output: Int
@@ -18,6 +17,9 @@ struct ResizeBilinearKernel: Kernel {
     let inputWidth: Int
     let rows: [Tap]
     let columns: [Tap]
+    /// Whether the rows go through the C loop: in a build without optimization, where this Swift loop's array
+    /// accesses and checked arithmetic are calls (a pose photo's resizes: 3 ms); the same arithmetic, the same bits.
+    let ononeLoop: Bool
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .resizeBilinear(alignCorners, halfPixelCenters) = context.options else {
@@ -51,6 +53,7 @@ struct ResizeBilinearKernel: Kernel {
         }
         rows = taps(i.h, size[0])
         columns = taps(i.w, size[1])
+        ononeLoop = context.kernels.ononeLoops
     }
 
     func run(_ memory: TensorMemory) {
@@ -70,6 +73,16 @@ struct ResizeBilinearKernel: Kernel {
 
     private func rows(_ range: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
         var out = destination + range.lowerBound * columns.count * channels
+        if ononeLoop {
+            columns.withUnsafeBufferPointer { columns in
+                for row in rows[range] {
+                    vt_onone_resize_bilinear_row(source + row.lower * inputWidth * channels, source + row.upper * inputWidth * channels,
+                                                 row.fraction, columns.baseAddress, Int32(columns.count), Int32(channels), out)
+                    out += columns.count * channels
+                }
+            }
+            return
+        }
         for row in rows[range] {
             let top = source + row.lower * inputWidth * channels
             let bottom = source + row.upper * inputWidth * channels

@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import VisionTasksModelFormat
 
 /// CONV_2D on uint8 or int8 tensors (per-tensor or per-channel filter scales; int32 bias).
@@ -24,6 +25,9 @@ struct QuantizedConv2DKernel: Kernel {
     let interiorColumns: Range<Int>
     let gemm: QuantizedMatrixMultiply
     let requantization: Requantization
+    /// The products through OpenBLAS's exact dgemm instead, in a build without optimization
+    /// (``KernelConfig/ononeLoops``).
+    let onone: QuantizedOnoneProduct?
 
     /// The patches of every output pixel (checked at prepare: pixels × patch depth may be huge).
     let scratchBytes: Int
@@ -58,15 +62,49 @@ struct QuantizedConv2DKernel: Kernel {
         requantization = layer.requantization
         let depth = try context.arithmetic.product([f[1], f[2], i.c], "patch depth")
         gemm = QuantizedMatrixMultiply(layer, signed: signed, columns: f[0], depth: depth, kernels: context.kernels)
-        scratchBytes = try gemm.scratchBytes(rows: try context.arithmetic.multiply(y.output, x.output, "output pixels"), context.arithmetic)
+        let pixels = try context.arithmetic.multiply(y.output, x.output, "output pixels")
+        onone = context.kernels.ononeLoops ? QuantizedOnoneProduct(layer, columns: f[0], depth: depth) : nil
+        if let onone {
+            scratchBytes = try onone.scratchBytes(rows: pixels, context.arithmetic)
+        } else {
+            scratchBytes = try gemm.scratchBytes(rows: pixels, context.arithmetic)
+        }
     }
 
     func run(_ memory: TensorMemory) {
         let pixels = y.output * x.output
+        if let onone {
+            for b in 0..<batch {
+                memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.quantizedConvolutionMinimumPixelsPerThread, OnoneBands(
+                    kernel: self, onone: onone, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
+                    destination: memory.raw(output) + b * pixels * onone.columns, scratch: memory.scratch))
+            }
+            return
+        }
         for b in 0..<batch {
             memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.quantizedConvolutionMinimumPixelsPerThread, Bands(
                 kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
                 destination: memory.raw(output) + b * pixels * gemm.columns, scratch: memory.scratch))
+        }
+    }
+
+    /// A band of output pixels in a build without optimization: its patches gathered by C as exact doubles, then
+    /// ``QuantizedOnoneProduct``. Each band takes its own part of the scratch (the patches and products of its rows).
+    private struct OnoneBands: ParallelLoop {
+        let kernel: QuantizedConv2DKernel
+        let onone: QuantizedOnoneProduct
+        let source: UnsafeRawPointer
+        let destination: UnsafeMutableRawPointer
+        let scratch: UnsafeMutableRawPointer
+
+        func run(_ pixels: Range<Int>) {
+            let k = kernel, band = scratch + pixels.lowerBound * (onone.depth + onone.columns) * MemoryLayout<Double>.stride
+            vt_onone_quantized_patches(
+                source, k.signed ? 1 : 0, k.inputZeroPoint, Int32(pixels.lowerBound), Int32(pixels.upperBound), Int32(k.x.output),
+                Int32(k.y.input), Int32(k.x.input), Int32(k.inputChannels), Int32(k.y.filter), Int32(k.x.filter), Int32(k.y.stride),
+                Int32(k.x.stride), Int32(k.y.dilation), Int32(k.x.dilation), Int32(k.y.padBefore), Int32(k.x.padBefore),
+                Int32(onone.depth), band.assumingMemoryBound(to: Double.self))
+            onone.run(band, rows: pixels.count, c: destination + pixels.lowerBound * onone.columns, ldc: onone.columns, signed: k.signed)
         }
     }
 

@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
@@ -53,6 +54,8 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     /// pixels are too many to take the per-tap checked path (5 × 5 filters on 14 × 14 maps: half the pixels): every
     /// pixel then runs the unrolled interior loop over the copy.
     let padded: (height: Int, width: Int)?
+    /// Rows through the C loop of a build without optimization (``KernelConfig/ononeLoops``; channel multiplier 1).
+    let ononeLoops: Bool
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthwiseConv2D(options) = context.options else { throw context.fail("missing DepthwiseConv2DOptions") }
@@ -111,8 +114,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
             wideWeights = groups.flatMap { c in (0..<pairs).flatMap { pair in (0..<16).flatMap { pairWeights(pair, c + $0) } } }
             (pairedGroups, pairedWeights, pairedBias, pairedScales) = ([], [], [], [])
         }
+        ononeLoops = context.kernels.ononeLoops && multiplier == 1
         let pixels = y.output * x.output, interiorPixels = y.interior.count * x.interior.count
-        if multiplier == 1, f[1] == f[2], f[1] == 3 || f[1] == 5, y.dilation == 1, x.dilation == 1, (pixels - interiorPixels) * 10 > pixels {
+        if !ononeLoops, multiplier == 1, f[1] == f[2], f[1] == 3 || f[1] == 5, y.dilation == 1, x.dilation == 1, (pixels - interiorPixels) * 10 > pixels {
             self.padded = ((y.output - 1) * y.stride + y.filter, (x.output - 1) * x.stride + x.filter)
         } else {
             self.padded = nil
@@ -138,6 +142,14 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
             }
             return
         }
+        if ononeLoops {
+            for b in 0..<batch {
+                memory.parallel.forEach(y.output, OnoneRows(
+                    kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
+                    destination: memory.raw(output) + b * y.output * x.output * channels))
+            }
+            return
+        }
         for b in 0..<batch {
             memory.parallel.forEach(y.output, Rows(
                 kernel: self, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,
@@ -154,6 +166,33 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
             switch kernel.channelLoops {
             case .eightChannels: kernel.eightChannelRows(rows, source, destination)
             case .sixteenChannels: kernel.sixteenChannelRows(rows, source, destination)
+            }
+        }
+    }
+
+    /// Output rows through the C loop of a build without optimization: the same exact sums and requantization.
+    private struct OnoneRows: ParallelLoop {
+        let kernel: QuantizedDepthwiseConv2DKernel
+        let source: UnsafeRawPointer
+        let destination: UnsafeMutableRawPointer
+
+        func run(_ rows: Range<Int>) {
+            let k = kernel, channels = k.channels, requantization = k.requantization
+            k.weights.withUnsafeBufferPointer { weights in
+                k.bias.withUnsafeBufferPointer { bias in
+                    k.scales.withUnsafeBufferPointer { scales in
+                        for oy in rows {
+                            let taps = k.y.validTaps(oy)
+                            vt_onone_quantized_depthwise_row(
+                                source + (oy &* k.y.stride &- k.y.padBefore) &* k.x.input &* channels, k.signed ? 1 : 0,
+                                k.y.dilation &* k.x.input &* channels, Int32(taps.lowerBound), Int32(taps.upperBound), Int32(k.x.output),
+                                Int32(k.x.input), Int32(channels), Int32(k.x.filter), Int32(k.x.stride), Int32(k.x.dilation),
+                                Int32(k.x.padBefore), k.inputZeroPoint, weights.baseAddress, bias.baseAddress, scales.baseAddress,
+                                requantization.lower, requantization.upper, requantization.zeroPoint,
+                                destination + oy &* k.x.output &* channels)
+                        }
+                    }
+                }
             }
         }
     }
