@@ -163,6 +163,20 @@ final class HostileFormatTests: XCTestCase {
         XCTAssertGreaterThan(outcomes.refused, 0)
     }
 
+    /// What libFuzzer's heif harness found (Tests/Fuzz/regressions/heif): an AVIF whose image item holds no data.
+    /// A typed error; libheif 1.15's dav1d plugin leaks 40 bytes on it (strukturag/libheif#1753), which
+    /// tools/lsan-suppressions.txt names.
+    func testFuzzRegressionsAreTypedErrors() throws {
+        let folder = Repository.root.appendingPathComponent("Tests/Fuzz/regressions/heif")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertFalse(names.isEmpty)
+        for name in names {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            guard case let .corrupt(format, _)? = error(bytes) else { XCTFail(name); continue }
+            XCTAssertEqual(format, "HEIF", name)
+        }
+    }
+
     /// A file that is none of the formats is `unknownFormat`, naming what it looks like.
     func testUnknownFormatsSayWhatTheyAre() throws {
         let cases: [([UInt8], String)] = [
