@@ -51,6 +51,11 @@ void vt_onone_crop_row(const int *xs, const int *ys, int width, const unsigned c
                        int bytesPerPixel, int swapsRedAndBlue, int imageWidth, int imageHeight, int replicate,
                        const int *weights, float *floats, float scale, float offset, unsigned char *bytes);
 
+/// One output pixel of a float max pool (Engine's `Pooling2DKernel`), the same values: per channel the maximum over
+/// input rows `firstRow ..< endRow` and columns `firstColumn ..< endColumn` (the window's part inside the input).
+void vt_onone_max_pool_pixel(const float *source, int firstRow, int endRow, int firstColumn, int endColumn,
+                             int inputWidth, int channels, float *out);
+
 /// One neighbour pair of a bilinear resize along one axis (Engine's `ResizeBilinearKernel.Tap`, which is this type).
 typedef struct {
     long lower;
