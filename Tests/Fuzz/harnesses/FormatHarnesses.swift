@@ -1,4 +1,4 @@
-import VisionTasks
+@testable import VisionTasks
 import VisionTasksModelFormat
 import VisionTasksTooling
 
