@@ -1,4 +1,4 @@
-// What an app brings on Linux in place of UIKit, as the README says a client does: a stand-in for `UIImage` and the
+// What an app brings on Linux in place of UIKit, as the article MediaPipeCode.md says a client does: a stand-in for `UIImage` and the
 // `MPImage(uiImage:)` initializers MediaPipe's iOS framework declares, over `MPImage(contentsOfFile:)`. Everything
 // else in this target is written against MediaPipe's headers as iOS apps write it, with `import VisionTasks` in
 // place of `import MediaPipeTasksVision`.

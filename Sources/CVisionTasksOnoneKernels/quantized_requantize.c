@@ -1,5 +1,7 @@
 #include "onone_kernels.h"
 
+#include "vectors.h"
+
 #pragma STDC FP_CONTRACT OFF
 
 // Engine's `Requantization.callAsFunction(_:scale:)`: Swift's max(x, lower) is `lower >= x ? lower : x` and
@@ -16,13 +18,24 @@
 
 void vt_onone_requantize_rows(const double *products, int rows, int columns, const int *bias, const float *scales,
                               float lower, float upper, int zeroPoint, int isSigned, void *out, ptrdiff_t outputStride) {
+    const vt_f8 low = {lower, lower, lower, lower, lower, lower, lower, lower};
+    const vt_f8 high = {upper, upper, upper, upper, upper, upper, upper, upper};
+    const vt_i8 zero = {zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint};
     for (int r = 0; r < rows; r++) {
         const double *row = products + (ptrdiff_t)r * columns;
-        for (int c = 0; c < columns; c++) {
+        unsigned char *bytes = (unsigned char *)out + r * outputStride;
+        int c = 0;
+        for (; c + 8 <= columns; c += 8) {
+            vt_i8 q;
+            VT_REQUANTIZE8(q, __builtin_convertvector(*(const vt_d8 *)(row + c), vt_i8) + *(const vt_i8 *)(bias + c),
+                           *(const vt_f8 *)(scales + c), low, high, zero);
+            if (isSigned) *(vt_s8x8 *)(bytes + c) = __builtin_convertvector(q, vt_s8x8);
+            else *(vt_u8x8 *)(bytes + c) = __builtin_convertvector(q, vt_u8x8);
+        }
+        for (; c < columns; c++) {
             int value;
             VT_REQUANTIZE(value, (int)row[c] + bias[c], scales[c], lower, upper, zeroPoint);
-            if (isSigned) ((signed char *)out)[r * outputStride + c] = (signed char)value;
-            else ((unsigned char *)out)[r * outputStride + c] = (unsigned char)value;
+            bytes[c] = (unsigned char)value;
         }
     }
 }
@@ -32,26 +45,49 @@ void vt_onone_quantized_depthwise_row(const void *tapRows, int isSigned, ptrdiff
                                       int strideX, int dilationX, int padLeft, int zeroPoint, const int *weights,
                                       const int *bias, const float *scales, float lower, float upper,
                                       int outputZeroPoint, void *out) {
+    const vt_f8 low = {lower, lower, lower, lower, lower, lower, lower, lower};
+    const vt_f8 high = {upper, upper, upper, upper, upper, upper, upper, upper};
+    const vt_i8 inputZero = {zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint};
+    const vt_i8 outputZero = {outputZeroPoint, outputZeroPoint, outputZeroPoint, outputZeroPoint,
+                              outputZeroPoint, outputZeroPoint, outputZeroPoint, outputZeroPoint};
+    const unsigned char *rows = tapRows;
     for (int ox = 0; ox < outputWidth; ox++) {
         int x0 = ox * strideX - padLeft;
         int firstTap = 0, endTap = filterWidth;
         while (firstTap < endTap && x0 + firstTap * dilationX < 0) firstTap++;
         while (endTap > firstTap && x0 + (endTap - 1) * dilationX >= inputWidth) endTap--;
-        for (int c = 0; c < channels; c++) {
+        unsigned char *o = (unsigned char *)out + (ptrdiff_t)ox * channels;
+        int c = 0;
+        // Eight channels a step: exact int32 lanes, the same sums in any order.
+        for (; c + 8 <= channels; c += 8) {
+            vt_i8 sum = *(const vt_i8 *)(bias + c);
+            for (int ky = firstTapRow; ky < endTapRow; ky++) {
+                const int *w = weights + (ptrdiff_t)ky * filterWidth * channels + c;
+                for (int kx = firstTap; kx < endTap; kx++) {
+                    const unsigned char *p = rows + ky * tapRowStep + (ptrdiff_t)(x0 + kx * dilationX) * channels + c;
+                    vt_i8 values = isSigned ? __builtin_convertvector(*(const vt_s8x8 *)p, vt_i8)
+                                            : __builtin_convertvector(*(const vt_u8x8 *)p, vt_i8);
+                    sum += (values - inputZero) * *(const vt_i8 *)(w + (ptrdiff_t)kx * channels);
+                }
+            }
+            vt_i8 q;
+            VT_REQUANTIZE8(q, sum, *(const vt_f8 *)(scales + c), low, high, outputZero);
+            if (isSigned) *(vt_s8x8 *)(o + c) = __builtin_convertvector(q, vt_s8x8);
+            else *(vt_u8x8 *)(o + c) = __builtin_convertvector(q, vt_u8x8);
+        }
+        for (; c < channels; c++) {
             int sum = bias[c];
             for (int ky = firstTapRow; ky < endTapRow; ky++) {
                 const int *w = weights + (ptrdiff_t)ky * filterWidth * channels + c;
                 for (int kx = firstTap; kx < endTap; kx++) {
                     ptrdiff_t at = ky * tapRowStep + (ptrdiff_t)(x0 + kx * dilationX) * channels + c;
-                    int value = isSigned ? ((const signed char *)tapRows)[at] : ((const unsigned char *)tapRows)[at];
+                    int value = isSigned ? ((const signed char *)tapRows)[at] : rows[at];
                     sum += (value - zeroPoint) * w[(ptrdiff_t)kx * channels];
                 }
             }
             int q;
             VT_REQUANTIZE(q, sum, scales[c], lower, upper, outputZeroPoint);
-            ptrdiff_t at = (ptrdiff_t)ox * channels + c;
-            if (isSigned) ((signed char *)out)[at] = (signed char)q;
-            else ((unsigned char *)out)[at] = (unsigned char)q;
+            o[c] = (unsigned char)q;
         }
     }
 }

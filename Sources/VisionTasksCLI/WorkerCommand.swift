@@ -9,7 +9,7 @@ import VisionTasks
 /// load a model per file. Every frame's line is the line `vision-tasks TASK MODEL INPUT [--video] --jsonl -` prints,
 /// with the request's `id` and the frame's index in front; the bytes after those two fields are the CLI's.
 ///
-/// Protocol (README, "A video archive on a cluster"):
+/// Protocol (the DocC article "A video archive on a cluster", Sources/Tasks/VisionTasks.docc/ClusterWorker.md):
 /// - first line `{"ready":true,"version":…,"pid":…,"threads":…}`;
 /// - a request `{"id":…,"task":"pose","model":PATH,"input":PATH,"mode":"image|video","options":{…},
 ///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's content, then its extension; the segment fields are video

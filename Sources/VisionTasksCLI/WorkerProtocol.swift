@@ -127,7 +127,7 @@ struct WorkerRequest {
     /// start gives a segment the whole clip's results exactly (the cluster's output is the one-machine output). A
     /// `preRollMs` runs only that much before `startMs`: the segment starts cold and its results differ from the
     /// whole run's by about MediaPipe's own one-pixel spread (the loop does not forget its start bit for bit; figures
-    /// in WorkerCLITests and README) — the trade for splitting a long clip across machines.
+    /// in WorkerCLITests and the ClusterWorker article) — the trade for splitting a long clip across machines.
     var firstRunMs: Int {
         guard let preRollMs, preRollMs < startMs else { return 0 }
         return startMs - preRollMs

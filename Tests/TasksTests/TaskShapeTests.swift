@@ -89,7 +89,7 @@ final class TaskShapeTests: XCTestCase {
         XCTAssertEqual(poseCopy.landmarkSmoothing, .always)
     }
 
-    /// Code generic over `Detecting` (README's example) gets the same result as the task's own method, and
+    /// Code generic over `Detecting` (the example in the DocC article MediaPipeCode.md) gets the same result as the task's own method, and
     /// `init(modelPath:)` comes from the protocol for every task.
     func testGenericCodeOverDetectingTasks() throws {
         func landmarkCount<Task: Detecting>(_ task: Task, in image: MPImage, count: (Task.Result) -> Int) throws -> Int {

@@ -8,10 +8,13 @@
 // operations go through the runtime's witness tables and metadata look-ups for every lane — some 700 times slower
 // than optimized, 6.7 s for one pose photo — while C built at -O0 still gives straight vector instructions, only
 // with every value through the stack: some 3-5 times slower than optimized. So in such a build the hot loops run
-// here (KernelConfig.compiled picks them, `KernelConfig.Tier`'s `compiledWithoutOptimization`); in an optimized
-// build they are never chosen and the Swift kernels stay the reference (the tests run these against them and
-// against LiteRT's goldens). Written for -O0: plain loops over GCC vector types, no helper functions in inner loops
-// (at -O0 nothing is inlined but `always_inline`).
+// here, beside OpenBLAS for the products (Engine's `KernelConfig.withoutOptimization(tier:)`, which
+// `KernelConfig.compiled` is where `KernelConfig.compiledWithoutOptimization`; Imaging's
+// `ImageToTensorOptions.usesOnoneLoop`); in an optimized build they are never chosen and the Swift kernels stay the
+// reference (the tests run these against LiteRT's goldens, byte for byte where quantized, and against OpenCV's
+// remap). Written for -O0: plain loops over GCC vector types, macros rather than functions in inner loops (at -O0
+// nothing is inlined but `always_inline`), and the long sums as single expressions, whose temporaries stay in
+// registers where every named variable lives on the stack.
 
 /// One output row of a float depthwise convolution of channel multiplier 1, NHWC, every column: `out[ox][c] =
 /// clamp(bias[c] + Σ taps in[row][x][c] × w[ky][kx][c])`, taps that fall outside the input skipped (zero padding).
@@ -47,6 +50,11 @@ void vt_onone_gather_patches(const float *source, float *patches, int firstPixel
 void vt_onone_crop_row(const int *xs, const int *ys, int width, const unsigned char *base, ptrdiff_t stride,
                        int bytesPerPixel, int swapsRedAndBlue, int imageWidth, int imageHeight, int replicate,
                        const int *weights, float *floats, float scale, float offset, unsigned char *bytes);
+
+/// One output pixel of a float max pool (Engine's `Pooling2DKernel`), the same values: per channel the maximum over
+/// input rows `firstRow ..< endRow` and columns `firstColumn ..< endColumn` (the window's part inside the input).
+void vt_onone_max_pool_pixel(const float *source, int firstRow, int endRow, int firstColumn, int endColumn,
+                             int inputWidth, int channels, float *out);
 
 /// One neighbour pair of a bilinear resize along one axis (Engine's `ResizeBilinearKernel.Tap`, which is this type).
 typedef struct {

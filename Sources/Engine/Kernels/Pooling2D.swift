@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import VisionTasksModelFormat
 
 /// MAX_POOL_2D and AVERAGE_POOL_2D. The average counts only window positions inside the input, as TFLite does.
@@ -12,6 +13,8 @@ struct Pooling2DKernel: Kernel {
     let x: WindowAxis
     let mode: Mode
     let activation: Activation
+    /// The maximum through its C twin (``KernelConfig/ononeLoops``: a build without optimization).
+    let ononeLoops: Bool
 
     init(_ context: OperatorContext, mode: Mode) throws(EngineError) {
         guard case let .pool2D(options) = context.options else { throw context.fail("missing Pool2DOptions") }
@@ -25,6 +28,7 @@ struct Pooling2DKernel: Kernel {
         x = try context.windowAxis(input: i.w, filter: Int(options.filterWidth), stride: options.strideWidth, dilation: 1, padding: options.padding)
         self.mode = mode
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
+        ononeLoops = context.kernels.ononeLoops
         try context.expect([batch, y.output, x.output, channels], forOutput: 0)
     }
 
@@ -50,6 +54,8 @@ struct Pooling2DKernel: Kernel {
                 let x0 = max(x.source(ox, 0), 0), x1 = min(x.source(ox, 0) + x.filter, x.input)
                 let out = destination + (oy * x.output + ox) * channels
                 switch mode {
+                case .maximum where ononeLoops:
+                    vt_onone_max_pool_pixel(source, Int32(y0), Int32(max(y0, y1)), Int32(x0), Int32(max(x0, x1)), Int32(x.input), Int32(channels), out)
                 case .maximum: maximum(source, out, y0..<max(y0, y1), x0..<max(x0, x1))
                 case .average: average(source, out, y0..<max(y0, y1), x0..<max(x0, x1))
                 }
