@@ -196,9 +196,10 @@ def format_seeds():
         write(harness, buffer.getvalue(), label)
     for label, image in (("rgb24", rgb), ("rgba32", rgba), ("palette8", rgb.quantize(200)), ("mono1", rgb.convert("1"))):
         save("bmp", label, image, "BMP")
-    save("gif", "still", rgb, "GIF")  # Pillow writes it interlaced (its default)
+    save("gif", "still", rgb, "GIF")  # not interlaced: Pillow interlaces only images 16 pixels or more a side
     save("gif", "transparent", rgb.quantize(64), "GIF", transparency=3)
     save("gif", "animated", rgb, "GIF", save_all=True, append_images=[rgb.rotate(90, expand=False)], duration=50)
+    save("gif", "interlaced", rgb.resize((17, 16)), "GIF", interlace=True)
     save("pnm", "ppm", rgb, "PPM")
     save("pnm", "pgm", rgb.convert("L"), "PPM")
     write("pnm", b"P5 # comment\n3 2\n65535\n" + bytes(range(12)), "pgm16")
