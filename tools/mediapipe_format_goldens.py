@@ -513,7 +513,7 @@ def main():
             said = {}
             for s in stages:
                 if s["stage"] == "refused":
-                    said.update(read=False, refused=s["error"])
+                    said.update(read=False, refused=s["error"].replace(a.out + os.sep, ""))
                 elif s["stage"] == "decoded":
                     said.update(read=True, imageFormat=s["imageFormat"], shape=s["shape"], dtype=s["dtype"], pixelsSha256=s["sha256"])
                 elif s["stage"] == "error":
