@@ -557,6 +557,10 @@ def main():
             entry["mediapipe"]["0.10.14"]["maxDiffFromTruth"] = og.finite(d) if d != float("inf") else "structure differs"
         results[task].append({"image": f["file"], "width": truth["width"], "height": truth["height"], "timestampMs": None,
                               "truthSource": source, "result": truth["result"]})
+        if source != "mediapipe-file" and "1.2.3" in mine:
+            # PNG eXIf: MediaPipe's own answer on the sideways file too, should the project follow it instead.
+            results[task][-1]["mediapipeFileResult"] = {"width": mine["1.2.3"]["width"], "height": mine["1.2.3"]["height"],
+                                                        "result": mine["1.2.3"]["result"]}
         table[f["file"]] = entry
         m = entry["mediapipe"]
         print(f"  {f['file']:28s} 1.2.3: {describe(m['1.2.3'])} | 0.10.14: {describe(m['0.10.14'])} | truth {source}", file=log)
