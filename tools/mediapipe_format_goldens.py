@@ -370,13 +370,17 @@ def pillow_pixels(path, venv, tmp):
     image = Image.open(path)
     name = f"Pillow {Image.__version__}"
     if path.endswith(".jpg") and image.mode in ("RGB", "L"):
-        # libjpeg-turbo's own decode, as Debian ships it (our libjpeg path links the same library).
+        # libjpeg-turbo's own decode, as Debian ships it (our libjpeg path links the same library), turned by the
+        # file's EXIF orientation with exif_transpose's own table.
+        orientation = image.getexif().get(0x0112, 1)
         pnm = subprocess.run(["djpeg", "-pnm", path], check=True, capture_output=True).stdout
-        decoded, name = Image.open(io.BytesIO(pnm)), "djpeg " + djpeg_version()
-        decoded.info["exif"] = image.info.get("exif", b"")
-        if image.getexif().get(0x0112, 1) != 1:
-            decoded = decoded.transpose(ImageOps_method(image.getexif()[0x0112]))
-        image = decoded
+        image, name = Image.open(io.BytesIO(pnm)), "djpeg " + djpeg_version()
+        if orientation != 1:
+            exif = image.getexif()
+            exif[0x0112] = orientation
+            image.info["exif"] = exif.tobytes()
+            image = ImageOps.exif_transpose(image)
+            name += " + ImageOps.exif_transpose"
     elif image.mode.startswith("I;16") or image.mode == "I":
         # 16-bit grey: Pillow's convert would clip the samples at 255; its samples' high byte is what stb keeps.
         image = Image.fromarray((np.asarray(image).astype(np.uint32) >> 8).astype(np.uint8), "L")
@@ -384,18 +388,10 @@ def pillow_pixels(path, venv, tmp):
     else:
         image = ImageOps.exif_transpose(image)
         name += " + ImageOps.exif_transpose"
-    if image.mode == "P":
-        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
-    # Grey (with or without alpha) goes in as RGB, the channels repeated: what a grey photo is to the tasks.
-    image = image.convert("RGBA" if image.mode in ("RGBA", "LA", "PA") else "RGB") if image.mode != "CMYK" else image.convert("RGB")
-    return np.asarray(image), name
-
-
-def ImageOps_method(orientation):
-    from PIL import Image
-    return {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
-            5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
-            8: Image.Transpose.ROTATE_90}[orientation]
+    # Palette with tRNS and grey with alpha keep their alpha (as RGBA); grey goes in as RGB, the channel repeated:
+    # what a grey photo is to the tasks.
+    keeps_alpha = image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
+    return np.asarray(image.convert("RGBA" if keeps_alpha else "RGB")), name
 
 
 def djpeg_version():
