@@ -11,6 +11,9 @@ import XCTest
 /// channel) or ignores its orientation (PNG eXIf), MediaPipe 1.2.3 on the photo's pixels as another decoder gives
 /// them (each result's `truthSource`; files.json says which decoder). Bounds: those of the reference tests of each
 /// task (PoseReferenceTests, FaceReferenceTests, HandReferenceTests), through their own comparisons.
+/// PNG eXIf: the issue asks for it to be applied as a JPEG's EXIF is, so the truth is the upright photo's result;
+/// MediaPipe 1.2.3 ignores the chunk, and its own result on the sideways file is kept beside it
+/// (`mediapipeFileResult`) should the project follow MediaPipe instead.
 final class FormatReferenceTests: XCTestCase {
     struct Entry: Decodable { let image: String; let width: Int; let height: Int; let truthSource: String }
     struct File: Decodable { let model: String; let mediapipeVersion: String; let results: [Entry] }
