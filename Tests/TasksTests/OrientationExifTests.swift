@@ -65,11 +65,7 @@ final class OrientationExifTests: XCTestCase {
                 let e = PoseReferenceTests.compare(result.landmarks[p], result.worldLandmarks[p], expected.result.landmarks[p],
                                                    expected.result.worldLandmarks[p])
                 report.append("\(Self.label(entry))#\(p): \(e)")
-                XCTAssertLessThanOrEqual(e.x, 0.003, Self.label(entry))
-                XCTAssertLessThanOrEqual(e.y, 0.003, Self.label(entry))
-                XCTAssertLessThanOrEqual(e.world, 0.005, Self.label(entry))
-                XCTAssertLessThanOrEqual(e.visibility, 0.02, Self.label(entry))
-                XCTAssertLessThanOrEqual(e.presence, 0.02, Self.label(entry))
+                e.check(Self.label(entry))
             }
         }
         print("pose on EXIF-tagged files against MediaPipe 1.2.3:\n" + report.joined(separator: "\n"))

@@ -31,6 +31,29 @@ final class PoseReferenceTests: XCTestCase {
         var description: String {
             String(format: "mean|Δx| %.4f mean|Δy| %.4f world %.1f mm max|Δvis| %.3f max|Δpres| %.3f", x, y, world * 1000, visibility, presence)
         }
+
+        /// Issue #5's bounds for one pose in image mode.
+        func check(_ label: String, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertLessThanOrEqual(x, 0.003, "\(label) x", file: file, line: line)
+            XCTAssertLessThanOrEqual(y, 0.003, "\(label) y", file: file, line: line)
+            XCTAssertLessThanOrEqual(world, 0.005, "\(label) world", file: file, line: line)
+            XCTAssertLessThanOrEqual(visibility, 0.02, "\(label) visibility", file: file, line: line)
+            XCTAssertLessThanOrEqual(presence, 0.02, "\(label) presence", file: file, line: line)
+        }
+    }
+
+    /// A pose's segmentation mask against the reference's summary; the report line.
+    static func checkMask(_ mask: Mask, _ summary: Reference.MaskSummary, label: String,
+                          file: StaticString = #filePath, line: UInt = #line) -> String {
+        XCTAssertEqual(mask.width, summary.width, "\(label) mask width", file: file, line: line)
+        XCTAssertEqual(mask.height, summary.height, "\(label) mask height", file: file, line: line)
+        let values = mask.float32Values
+        let mean = values.reduce(0, +) / Float(values.count)
+        let above = Float(values.filter { $0 > 0.5 }.count) / Float(values.count)
+        // Issue #5: "mask summary within 0.01" (measured worst: 0.006, face_day13.jpg).
+        XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(label) mask mean", file: file, line: line)
+        XCTAssertEqual(above, summary.fractionAbove05, accuracy: 0.01, "\(label) mask fraction", file: file, line: line)
+        return String(format: "   mask mean %.4f (ref %.4f) above0.5 %.4f (ref %.4f)", mean, summary.mean, above, summary.fractionAbove05)
     }
 
     static func compare(_ ours: [NormalizedLandmark], _ world: [Landmark], _ reference: [Reference.Point], _ referenceWorld: [Reference.Point]) -> PoseError {
@@ -64,21 +87,9 @@ final class PoseReferenceTests: XCTestCase {
                 XCTAssertEqual(ours.count, 33)
                 let e = Self.compare(ours, result.worldLandmarks[p], theirs, entry.result.worldLandmarks[p])
                 report.append("\(entry.image)#\(p): \(e)")
-                XCTAssertLessThanOrEqual(e.x, 0.003, "\(entry.image) pose \(p)")
-                XCTAssertLessThanOrEqual(e.y, 0.003, "\(entry.image) pose \(p)")
-                XCTAssertLessThanOrEqual(e.world, 0.005, "\(entry.image) pose \(p)")
-                XCTAssertLessThanOrEqual(e.visibility, 0.02, "\(entry.image) pose \(p)")
-                XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image) pose \(p)")
+                e.check("\(entry.image) pose \(p)")
                 if let mask = result.segmentationMasks.dropFirst(p).first, let summary = entry.result.segmentationMasks?[p] {
-                    XCTAssertEqual(mask.width, summary.width)
-                    XCTAssertEqual(mask.height, summary.height)
-                    let values = mask.float32Values
-                    let mean = values.reduce(0, +) / Float(values.count)
-                    let above = Float(values.filter { $0 > 0.5 }.count) / Float(values.count)
-                    report.append(String(format: "   mask mean %.4f (ref %.4f) above0.5 %.4f (ref %.4f)", mean, summary.mean, above, summary.fractionAbove05))
-                    // Issue #5: "mask summary within 0.01" (measured worst: 0.006, face_day13.jpg).
-                    XCTAssertEqual(mean, summary.mean, accuracy: 0.01, "\(entry.image) mask mean")
-                    XCTAssertEqual(above, summary.fractionAbove05, accuracy: 0.01, "\(entry.image) mask fraction")
+                    report.append(Self.checkMask(mask, summary, label: entry.image))
                 }
             }
         }
