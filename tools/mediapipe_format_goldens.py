@@ -367,6 +367,14 @@ def pillow_pixels(path, venv, tmp):
         npy = os.path.join(tmp, "heif.npy")
         version, libheif = heif(venv, "decode", path, npy, 0)
         return np.load(npy), f"pillow-heif {version} (libheif {libheif}; applies irot itself)"
+    if path.endswith(".avif"):
+        # libheif's own decode (Debian's heif-convert, the library our decoder links; it applies irot itself), not
+        # Pillow's AVIF plugin: libavif upsamples 4:2:0 chroma differently, by up to 20 levels (mean 0.35) on these
+        # files, which alone moved pose's world landmarks 15 mm.
+        png = os.path.join(tmp, "avif.png")
+        subprocess.run(["heif-convert", path, png], check=True, capture_output=True)
+        version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libheif1"], capture_output=True, text=True).stdout
+        return np.asarray(Image.open(png).convert("RGB")), f"heif-convert (Debian's libheif {version}; applies irot itself)"
     image = Image.open(path)
     name = f"Pillow {Image.__version__}"
     if path.endswith(".jpg") and image.mode in ("RGB", "L"):

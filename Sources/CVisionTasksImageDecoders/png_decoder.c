@@ -93,8 +93,20 @@ int vt_png_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_im
     status = VT_IMAGE_CORRUPT;
     for (png_uint_32 y = 0; y < height; y++) rows[y] = pixels + (size_t)y * row_bytes;
     png_read_image(png, rows);
-    // To IEND, as stb_image reads it: a file cut after its image data is an error there too.
-    png_read_end(png, NULL);
+    // To IEND, as stb_image reads it: a file cut after its image data is an error there too. Into `info`, so that an
+    // eXIf chunk after the image data (where some writers put it) is kept as one before it is.
+    png_read_end(png, info);
+    // The eXIf chunk's TIFF structure, for its orientation tag (the caller applies it as a JPEG's; stb_image and so
+    // MediaPipe 1.2.3 ignore it, see ImageDecoder.decodePNG). Not kept if there is no memory for it.
+    png_uint_32 exif_length = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(png, info, &exif_length, &exif) != 0 && exif && exif_length > 0) {
+        out->exif = malloc(exif_length);
+        if (out->exif) {
+            memcpy(out->exif, exif, exif_length);
+            out->exif_length = exif_length;
+        }
+    }
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);
     out->pixels = pixels;

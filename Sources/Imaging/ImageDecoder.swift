@@ -45,7 +45,7 @@ enum ImageDecoder {
 
     static func decode(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
         switch try ImageFormat.sniff(bytes) {
-        case .png: return try decodePNG(bytes)
+        case .png: return try decodePNG(bytes, options: options)
         case .jpeg: return try decodeJPEG(bytes, options: options)
         case .bmp: return try BMPDecoder.decode(bytes)
         case .gif: return try GIFDecoder.decode(bytes)
@@ -57,14 +57,16 @@ enum ImageDecoder {
     }
 
     /// PNG as stb_image gives it (see png_decoder.c): 16-bit samples reduced to their high byte, gamma and colour
-    /// chunks ignored. An `eXIf` chunk is not applied: MediaPipe 1.2.3's `create_from_file` ignores it (checked by
-    /// tools/make_format_pixel_fixtures.py), and so does stb_image.
-    static func decodePNG(_ bytes: [UInt8]) throws(ImageError) -> Decoded {
-        try decodeWithLibrary(bytes, format: "PNG", options: ImageDecodingOptions(), vt_png_decode)
+    /// chunks ignored. An `eXIf` chunk's orientation is reported and applied as a JPEG's EXIF is
+    /// (``ImageDecodingOptions/appliesExifOrientation``): a photo tagged upright is shown upright. That goes beyond
+    /// MediaPipe 1.2.3, whose `create_from_file` (stb_image) ignores the chunk and keeps the stored pixels (checked
+    /// by tools/make_format_pixel_fixtures.py): with the option off, the pixels are MediaPipe's.
+    static func decodePNG(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
+        try decodeWithLibrary(bytes, format: "PNG", options: options, vt_png_decode)
     }
 
     /// One of the C shims' decoders (image_decoders.h): the pixel budget is checked there before any pixel memory
-    /// is allocated. TIFF's Orientation tag and WebP's EXIF orientation turn the pixels upright as a JPEG's do;
+    /// is allocated. TIFF's Orientation tag and WebP's and PNG's EXIF orientation turn the pixels upright as a JPEG's do;
     /// HEIF's irot/imir are applied by libheif itself, and a HEIF's EXIF orientation is then ignored, as the HEIF
     /// specification asks and pillow-heif does.
     private static func decodeWithLibrary(
@@ -90,7 +92,7 @@ enum ImageDecoder {
         if image.orientation != 0 { tag = Int(image.orientation) }
         if let exif = image.exif {
             var payload = Array(UnsafeBufferPointer(start: exif, count: image.exif_length))
-            // WebP's EXIF chunk holds the TIFF structure alone; some writers keep JPEG's "Exif\0\0" before it.
+            // WebP's EXIF and PNG's eXIf chunks hold the TIFF structure alone; some writers keep JPEG's "Exif\0\0" before it.
             if !payload.starts(with: Array("Exif\0\0".utf8)) { payload = Array("Exif\0\0".utf8) + payload }
             tag = EXIF.orientation(payload)
         }

@@ -68,11 +68,11 @@ public struct MPImage: Sendable {
     public let format: PixelFormat
     public var orientation: ImageOrientation { orientationValue }
     private var orientationValue: ImageOrientation
-    /// The orientation tag (1–8) of a JPEG's or WebP's EXIF or a TIFF's Orientation field, when present, as stored
-    /// in the file. Decoding turns the pixels upright by it (``width``, ``height`` and the pixels are the upright
-    /// image's) unless ``ImageDecodingOptions/appliesExifOrientation`` is off. Nil for PNG (MediaPipe 1.2.3 ignores
-    /// an `eXIf` chunk, and so do we) and for HEIF, whose `irot`/`imir` are always applied (its EXIF tag is then to
-    /// be ignored, as the HEIF specification says).
+    /// The orientation tag (1–8) of a JPEG's, WebP's or PNG's (`eXIf`) EXIF or a TIFF's Orientation field, when
+    /// present, as stored in the file. Decoding turns the pixels upright by it (``width``, ``height`` and the pixels
+    /// are the upright image's) unless ``ImageDecodingOptions/appliesExifOrientation`` is off. (MediaPipe 1.2.3
+    /// applies a JPEG's and ignores a PNG's.) Nil for HEIF, whose `irot`/`imir` are always applied (its EXIF tag is
+    /// then to be ignored, as the HEIF specification says).
     public let exifOrientation: Int?
     let planes: [Plane]
     /// The part of the image a task that takes one (the image classifier's `regionOfInterest:`) is to look at,

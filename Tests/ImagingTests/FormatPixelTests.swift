@@ -26,8 +26,8 @@ final class FormatPixelTests: XCTestCase {
         try JSONDecoder().decode(Truth.self, from: Data(contentsOf: Self.folder.appendingPathComponent("truth.json"))).files
     }
 
-    private func decode(_ name: String) throws -> MPImage {
-        try MPImage(contentsOfFile: Self.folder.appendingPathComponent(name).path)
+    private func decode(_ name: String, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> MPImage {
+        try MPImage(contentsOfFile: Self.folder.appendingPathComponent(name).path, decodingOptions: options)
     }
 
     /// Our pixels in the truth's layout: 1 channel (grey, which we expand to RGB), 2 (grey and alpha, expanded to
@@ -53,9 +53,9 @@ final class FormatPixelTests: XCTestCase {
     private func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
 
     /// The shape (height, width, channels) and SHA-256 of our pixels against the truth's, or why not.
-    private func mismatch(_ name: String, _ entry: Truth.Entry) -> String? {
+    private func mismatch(_ name: String, _ entry: Truth.Entry, options: ImageDecodingOptions = ImageDecodingOptions()) -> String? {
         let image: MPImage
-        do { image = try decode(name) } catch { return "\(name): \(error)" }
+        do { image = try decode(name, options: options) } catch { return "\(name): \(error)" }
         let channels = entry.shape.count == 3 ? entry.shape[2] : 1
         guard [image.height, image.width] == Array(entry.shape.prefix(2)) else {
             return "\(name): \(image.height)×\(image.width), truth \(entry.shape)"
@@ -73,7 +73,9 @@ final class FormatPixelTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(files.count, 35)
         let formats = Set(files.keys.map { ($0 as NSString).pathExtension })
         XCTAssertEqual(formats, ["png", "bmp", "gif", "pgm", "ppm"])
-        let failures = files.keys.sorted().compactMap { mismatch($0, files[$0]!) }
+        // Stored pixels: MediaPipe turns none of these formats by an orientation tag (a PNG's eXIf included).
+        let stored = ImageDecodingOptions(appliesExifOrientation: false)
+        let failures = files.keys.sorted().compactMap { mismatch($0, files[$0]!, options: stored) }
         XCTAssertEqual(failures, [], "\(failures.count) of \(files.count) differ from MediaPipe")
     }
 
@@ -89,12 +91,27 @@ final class FormatPixelTests: XCTestCase {
         }
     }
 
-    /// A PNG's eXIf orientation is not applied and not reported: MediaPipe 1.2.3 keeps the stored pixels (its truth
-    /// entry is the stored 37 × 29 image), unlike a JPEG's EXIF, which it applies.
-    func testPNGExifOrientationIsIgnoredAsByMediaPipe() throws {
-        let image = try decode("exif6.png")
-        XCTAssertEqual([image.width, image.height], [37, 29])
-        XCTAssertNil(image.exifOrientation)
+    /// A PNG's eXIf orientation is reported and applied as a JPEG's EXIF is (tag 6: turned 90° clockwise, as PIL's
+    /// `exif_transpose`), beyond MediaPipe 1.2.3, which keeps the stored pixels (its truth entry, the stored 37 × 29
+    /// image, is what the option off gives: the test above).
+    func testPNGExifOrientationIsAppliedAsAJPEGs() throws {
+        let entry = try XCTUnwrap(try truth()["exif6.png"])
+        XCTAssertEqual(entry.shape, [29, 37, 3])
+        let stored = try decode("exif6.png", options: ImageDecodingOptions(appliesExifOrientation: false))
+        XCTAssertNil(mismatch("exif6.png", entry, options: ImageDecodingOptions(appliesExifOrientation: false)))
+        XCTAssertEqual(stored.exifOrientation, 6)
+        let upright = try decode("exif6.png")
+        XCTAssertEqual([upright.width, upright.height], [29, 37])
+        XCTAssertEqual(upright.exifOrientation, 6)
+        // Turned clockwise: upright (row y, column x) is stored (row height − 1 − x, column y).
+        let from = stored.rgbPixels(), to = upright.rgbPixels(), storedWidth = 37, storedHeight = 29
+        var turned = [UInt8](repeating: 0, count: from.count)
+        for y in 0..<storedWidth {
+            for x in 0..<storedHeight {
+                for c in 0..<3 { turned[(y * storedHeight + x) * 3 + c] = from[((storedHeight - 1 - x) * storedWidth + y) * 3 + c] }
+            }
+        }
+        XCTAssertEqual(to, turned)
     }
 
     /// irot6.heic carries both HEIF's `irot` (libheif turns the picture) and an EXIF orientation of 6 (pillow-heif
