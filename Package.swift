@@ -181,7 +181,7 @@ let package = Package(
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
             name: "MLKitTests",

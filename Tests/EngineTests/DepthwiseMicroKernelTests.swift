@@ -105,7 +105,7 @@ final class DepthwiseMicroKernelTests: XCTestCase {
         XCTAssertEqual(KernelConfig(tier: .avx512).floatDepthwise, .sixteenChannels)
         XCTAssertEqual(KernelConfig(tier: .avx512VNNI).floatDepthwise, .sixteenChannels)
         XCTAssertEqual(KernelConfig(tier: .avx2).floatDepthwise, .eightChannels)
-        var g = QuantizedMicroKernelTests.Generator(state: 16)
+        var g = QuantizedMicroKernelTests.Generator(seed: 16)
         for shape in Self.shapes {
             let input = (0..<shape.height * shape.width * shape.channels).map { _ in Float.random(in: -1...1, using: &g) }
             let weights = (0..<shape.filter * shape.filter * shape.outputChannels).map { _ in Float.random(in: -1...1, using: &g) }
@@ -140,7 +140,7 @@ final class DepthwiseMicroKernelTests: XCTestCase {
     func testQuantizedLoopsOfBothWidthsEqualTheReference() throws {
         XCTAssertEqual(KernelConfig(tier: .avx512).quantizedDepthwise, .sixteenChannels)
         XCTAssertEqual(KernelConfig(tier: .avx2).quantizedDepthwise, .eightChannels)
-        var g = QuantizedMicroKernelTests.Generator(state: 17)
+        var g = QuantizedMicroKernelTests.Generator(seed: 17)
         var checked = 0
         for shape in Self.shapes where shape.activation != 4 {
             for signed in [false, true] {

@@ -7,7 +7,7 @@ import XCTest
 /// partial panel, a single row (the GEMM's row-at-a-time path), a depth of one.
 final class FloatMicroKernelTests: XCTestCase {
     func testWideTilesEqualTheAVX2TilesAndTheReference() {
-        var g = QuantizedMicroKernelTests.Generator(state: 32)
+        var g = QuantizedMicroKernelTests.Generator(seed: 32)
         var wideRuns = 0
         for (rows, columns, depth) in [(1, 64, 9), (5, 32, 1), (8, 48, 16), (13, 80, 27), (25, 33, 8), (49, 96, 64), (7, 40, 3),
                                        (96, 64, 300)] {

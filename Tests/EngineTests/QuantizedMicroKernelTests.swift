@@ -1,4 +1,5 @@
 @testable import VisionTasksEngine
+import VisionTasksModelMutation
 import XCTest
 
 /// The quantized GEMM micro-kernels of every tier against a scalar reference: the int32 sum of (a − z_a)(w − z_w) plus
@@ -9,17 +10,9 @@ import XCTest
 /// LiteRT's own outputs for the real models are QuantizedGoldenTests' business; this finds a tail or a zero-point
 /// correction that the models' shapes happen not to reach.
 final class QuantizedMicroKernelTests: XCTestCase {
-    /// A small deterministic generator (SplitMix64), so that a failure is the same failure on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// A small deterministic generator (the mutation engine's SplitMix64), so that a failure is the same failure on
+    /// every run.
+    typealias Generator = SplitMix64
 
     struct Case: CustomStringConvertible {
         let rows: Int, columns: Int, depth: Int
@@ -124,7 +117,7 @@ final class QuantizedMicroKernelTests: XCTestCase {
     }
 
     func testBothTiersEqualTheScalarReference() {
-        var g = Generator(state: 33)
+        var g = Generator(seed: 33)
         var checked = 0, rowSumCases = 0
         for signed in [false, true] {
             for perChannel in [false, true] where !(signed && perChannel) {

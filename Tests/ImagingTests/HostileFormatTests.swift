@@ -1,5 +1,6 @@
 import Foundation
 @testable import VisionTasksImaging
+import VisionTasksModelMutation
 import VisionTasksTestSupport
 import XCTest
 
@@ -131,7 +132,7 @@ final class HostileFormatTests: XCTestCase {
     /// fixed-seed sweep of damaged files: 400 mutants of each format's fixtures (bytes overwritten, cut, repeated)
     /// decode or throw an `ImageError`; none traps (under tools/sanitize's ASan, none reads out of bounds either).
     func testMutatedFilesDecodeOrThrowTypedErrors() throws {
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var outcomes = (decoded: 0, refused: 0)
         for (name, _) in Self.formats {
             let original = try fixture(name)
@@ -213,15 +214,3 @@ final class HostileFormatTests: XCTestCase {
     }
 }
 
-/// SplitMix64: a fixed, portable sequence for the mutation sweep.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
