@@ -25,9 +25,6 @@ struct QuantizedConv2DKernel: Kernel {
     let interiorColumns: Range<Int>
     let gemm: QuantizedMatrixMultiply
     let requantization: Requantization
-    /// The products through OpenBLAS's exact dgemm instead, in a build without optimization
-    /// (``KernelConfig/ononeLoops``).
-    let onone: QuantizedOnoneProduct?
 
     /// The patches of every output pixel (checked at prepare: pixels × patch depth may be huge).
     let scratchBytes: Int
@@ -62,18 +59,12 @@ struct QuantizedConv2DKernel: Kernel {
         requantization = layer.requantization
         let depth = try context.arithmetic.product([f[1], f[2], i.c], "patch depth")
         gemm = QuantizedMatrixMultiply(layer, signed: signed, columns: f[0], depth: depth, kernels: context.kernels)
-        let pixels = try context.arithmetic.multiply(y.output, x.output, "output pixels")
-        onone = context.kernels.ononeLoops ? QuantizedOnoneProduct(layer, columns: f[0], depth: depth) : nil
-        if let onone {
-            scratchBytes = try onone.scratchBytes(rows: pixels, context.arithmetic)
-        } else {
-            scratchBytes = try gemm.scratchBytes(rows: pixels, context.arithmetic)
-        }
+        scratchBytes = try gemm.scratchBytes(rows: try context.arithmetic.multiply(y.output, x.output, "output pixels"), context.arithmetic)
     }
 
     func run(_ memory: TensorMemory) {
         let pixels = y.output * x.output
-        if let onone {
+        if case let .doubles(onone) = gemm {
             for b in 0..<batch {
                 memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.quantizedConvolutionMinimumPixelsPerThread, OnoneBands(
                     kernel: self, onone: onone, source: UnsafeRawPointer(memory.raw(input)) + b * y.input * x.input * inputChannels,

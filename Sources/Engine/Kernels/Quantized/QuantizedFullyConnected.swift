@@ -14,9 +14,6 @@ struct QuantizedFullyConnectedKernel: Kernel {
     let inputZeroPoint: Int32
     let gemm: QuantizedMatrixMultiply
     let requantization: Requantization
-    /// The products through OpenBLAS's exact dgemm instead, in a build without optimization
-    /// (``KernelConfig/ononeLoops``).
-    let onone: QuantizedOnoneProduct?
     let scratchBytes: Int
 
     init(_ context: OperatorContext) throws(EngineError) {
@@ -38,27 +35,20 @@ struct QuantizedFullyConnectedKernel: Kernel {
         inputZeroPoint = layer.input.zeroPoint
         requantization = layer.requantization
         gemm = QuantizedMatrixMultiply(layer, signed: signed, columns: f[0], depth: depth, kernels: context.kernels)
-        onone = context.kernels.ononeLoops ? QuantizedOnoneProduct(layer, columns: f[0], depth: depth) : nil
-        if let onone {
-            scratchBytes = try onone.scratchBytes(rows: rows, context.arithmetic)
-        } else {
-            scratchBytes = try gemm.scratchBytes(rows: rows, context.arithmetic)
-        }
+        scratchBytes = try gemm.scratchBytes(rows: rows, context.arithmetic)
     }
 
     func run(_ memory: TensorMemory) {
-        if let onone {
+        // One row (the classifiers' heads) has no rows to split: threads take panels of output units instead.
+        let minimum = KernelConfig.quantizedFullyConnectedMinimumPanelsPerThread
+        switch gemm {
+        case let .doubles(onone):
             // A build without optimization: the rows as exact doubles (a 1 × 1 window over one-pixel-wide rows), then
             // OpenBLAS's dgemm and the C requantization (``QuantizedOnoneProduct``).
             vt_onone_quantized_patches(UnsafeRawPointer(memory.raw(input)), signed ? 1 : 0, inputZeroPoint, 0, Int32(rows), 1,
                                        Int32(rows), 1, Int32(depth), 1, 1, 1, 1, 1, 1, 0, 0, Int32(depth),
                                        memory.scratch.assumingMemoryBound(to: Double.self))
             onone.run(memory.scratch, rows: rows, c: memory.raw(output), ldc: onone.columns, signed: signed)
-            return
-        }
-        // One row (the classifiers' heads) has no rows to split: threads take panels of output units instead.
-        let minimum = KernelConfig.quantizedFullyConnectedMinimumPanelsPerThread
-        switch gemm {
         case let .pairs(pairs):
             let widened = memory.scratch.assumingMemoryBound(to: Int16.self)
             if signed { widen(memory.raw(input).assumingMemoryBound(to: Int8.self), widened, pairs) } else { widen(memory.raw(input).assumingMemoryBound(to: UInt8.self), widened, pairs) }

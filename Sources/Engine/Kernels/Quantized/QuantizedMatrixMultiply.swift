@@ -4,8 +4,15 @@
 enum QuantizedMatrixMultiply: Sendable {
     case pairs(QuantizedGEMM)
     case quads(QuantizedDotGEMM)
+    /// OpenBLAS's exact dgemm, in a build without optimization (``KernelConfig/ononeLoops``): no panels are packed
+    /// for the other two, whose packing is itself slow Swift there.
+    case doubles(QuantizedOnoneProduct)
 
     init(_ layer: QuantizedLayer, signed: Bool, columns: Int, depth: Int, kernels: KernelConfig) {
+        if kernels.ononeLoops {
+            self = .doubles(QuantizedOnoneProduct(layer, columns: columns, depth: depth))
+            return
+        }
         switch kernels.quantizedGEMM {
         case .int16Pairs:
             self = .pairs(QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: columns, depth: depth))
@@ -21,6 +28,7 @@ enum QuantizedMatrixMultiply: Sendable {
         switch self {
         case let .pairs(gemm): gemm.depth
         case let .quads(gemm): gemm.depth
+        case let .doubles(product): product.depth
         }
     }
 
@@ -28,6 +36,7 @@ enum QuantizedMatrixMultiply: Sendable {
         switch self {
         case let .pairs(gemm): gemm.columns
         case let .quads(gemm): gemm.columns
+        case let .doubles(product): product.columns
         }
     }
 
@@ -35,6 +44,7 @@ enum QuantizedMatrixMultiply: Sendable {
         switch self {
         case let .pairs(gemm): gemm.panelCount
         case let .quads(gemm): gemm.panelCount
+        case .doubles: 1
         }
     }
 
@@ -46,6 +56,8 @@ enum QuantizedMatrixMultiply: Sendable {
         case let .quads(gemm):
             let bytes = try arithmetic.product([rows, gemm.depth], "byte rows of A")
             return try arithmetic.add(Self.rowSumOffset(bytes), try arithmetic.multiply(rows, 4, "row sums"), "rows of A and their sums")
+        case let .doubles(product):
+            return try product.scratchBytes(rows: rows, arithmetic)
         }
     }
 

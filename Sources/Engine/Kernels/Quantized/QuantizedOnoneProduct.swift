@@ -7,6 +7,7 @@ import CVisionTasksOnoneKernels
 /// OpenBLAS's dgemm — optimized whatever our build is — multiplies and adds them exactly in any order (products up to
 /// 255 × 255, sums far below 2^53): the int32 accumulators are ``QuantizedGEMM``'s, and the requantization is the
 /// same C twin of ``Requantization``. The same bytes, at four times the weights' memory (only in such a build).
+/// ``QuantizedMatrixMultiply/doubles(_:)`` carries it in place of the packed panels.
 struct QuantizedOnoneProduct: Sendable {
     /// [columns × depth], the filter less its zero points.
     let weights: [Double]
