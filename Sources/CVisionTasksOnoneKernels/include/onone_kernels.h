@@ -51,6 +51,14 @@ void vt_onone_crop_row(const int *xs, const int *ys, int width, const unsigned c
                        int bytesPerPixel, int swapsRedAndBlue, int imageWidth, int imageHeight, int replicate,
                        const int *weights, float *floats, float scale, float offset, unsigned char *bytes);
 
+/// A run of a quantized ADD or SUB in XNNPACK's fixed-point form (Engine's `QuantizedAddKernel`), the same bytes:
+/// `clamp(((bias + a × aMultiplier + b × bMultiplier) >> shift) + zeroPoint, lower, upper)` on the stored values, in
+/// wrapping 32-bit arithmetic and an arithmetic shift, over `count` outputs, the inputs `strideA` and `strideB`
+/// elements apart (0 where broadcast).
+void vt_onone_quantized_add_run(const void *a, ptrdiff_t strideA, const void *b, ptrdiff_t strideB, void *out, int count,
+                                int isSigned, int aMultiplier, int bMultiplier, int bias, int shift, int zeroPoint,
+                                int lower, int upper);
+
 /// One output pixel of a float max pool (Engine's `Pooling2DKernel`), the same values: per channel the maximum over
 /// input rows `firstRow ..< endRow` and columns `firstColumn ..< endColumn` (the window's part inside the input).
 void vt_onone_max_pool_pixel(const float *source, int firstRow, int endRow, int firstColumn, int endColumn,

@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
@@ -22,6 +23,8 @@ struct QuantizedAddKernel: Kernel {
     let arithmetic: Arithmetic
     let bounds: ClosedRange<Int32>
     let outputZeroPoint: Int32
+    /// XNNPACK's form through its C twin (``KernelConfig/ononeLoops``: a build without optimization).
+    let ononeLoops: Bool
 
     enum Arithmetic: Sendable {
         case xnnpack(aMultiplier: Int32, bMultiplier: Int32, bias: Int32, shift: Int32)
@@ -45,6 +48,7 @@ struct QuantizedAddKernel: Kernel {
         }
         self.plan = plan
         outputZeroPoint = out.zeroPoint
+        ononeLoops = context.kernels.ononeLoops
         let ra = qa.scale / out.scale, rb = qb.scale / out.scale
         if (Float(1) / 1024 ..< 256).contains(ra), (Float(1) / 1024 ..< 256).contains(rb) {
             guard let bounds = out.bounds(activation) else { throw context.unsupported("fused \(activation) on a quantized output") }
@@ -76,6 +80,11 @@ struct QuantizedAddKernel: Kernel {
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         let lower = bounds.lowerBound, upper = bounds.upperBound
         switch arithmetic {
+        case let .xnnpack(aMultiplier, bMultiplier, bias, shift) where ononeLoops:
+            plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+                vt_onone_quantized_add_run(x + offsetA, strideA, y + offsetB, strideB, z + offsetOut, Int32(count), Element.isSigned ? 1 : 0,
+                                           aMultiplier, bMultiplier, bias, shift, outputZeroPoint, lower, upper)
+            }
         case let .xnnpack(aMultiplier, bMultiplier, bias, shift):
             plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
                 var start = 0
