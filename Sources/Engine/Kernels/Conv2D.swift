@@ -93,8 +93,7 @@ struct Conv2DKernel: EpilogueFusable {
         // kernel's few outputs goes there.
         throughOpenBLAS = context.kernels.floatGEMM == .openBLAS
         ononeLoops = context.kernels.ononeLoops
-        let ownGEMM = !throughOpenBLAS
-        packed = ownGEMM && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
+        packed = !throughOpenBLAS && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
             || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels)
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
         stem = packed != nil && activation != .tanh

@@ -27,13 +27,13 @@ struct Epilogue: Sendable {
     /// `bias` and `biasActivation`, when given, are added and applied first, in the same pass (OpenBLAS's products).
     func apply(output: UnsafeMutablePointer<Float>, addend: UnsafePointer<Float>?, rows: Int, rowStride: Int, channels: Range<Int>,
                ononeLoop: Bool = false, bias: UnsafePointer<Float>? = nil, biasActivation: Activation = .none) {
-        let biasClamp = ActivationClamp(biasActivation)
         let clamp = ActivationClamp(self.clamp), clamps = self.clamp != .none
         let zero = SIMD8<Float>()
         let addendStride = addendChannels ?? rowStride, addendEnd = addendChannels ?? channels.upperBound
         (alpha ?? []).withUnsafeBufferPointer { alpha in
             let slopes = alpha.isEmpty ? nil : alpha.baseAddress
             if ononeLoop {
+                let biasClamp = ActivationClamp(biasActivation)
                 vt_onone_epilogue(output, Int32(rows), rowStride, Int32(channels.lowerBound), Int32(channels.upperBound),
                                   bias, biasClamp.lower[0], biasClamp.upper[0], addend, addendStride, Int32(addendEnd),
                                   clamps ? 1 : 0, clamp.lower[0], clamp.upper[0], slopes)

@@ -84,17 +84,18 @@ public struct KernelConfig: Sendable, Equatable {
     /// where SwiftPM compiles every package at -Onone and lets no package ask for more (our own builds optimize the
     /// kernels in debug through VISION_TASKS_CPU's flags, which SwiftPM refuses in a dependency). At -Onone the
     /// Swift micro-kernels' generic SIMD goes through the runtime for every lane — a pose photo took 6.7 s instead of
-    /// 14 ms — so ``compiled`` then chooses the micro-kernels that do not depend on our optimizer: OpenBLAS for float
-    /// products and C loops for float depthwise convolutions. (`_isDebugAssertConfiguration()` is decided by the
-    /// optimization level of the module that calls it, this one.)
+    /// 14 ms — so ``compiled`` then chooses the micro-kernels that do not depend on our optimizer
+    /// (``withoutOptimization(tier:)``). (`_isDebugAssertConfiguration()` is decided by the optimization level of the
+    /// module that calls it, this one.)
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
     /// What the build's tier runs best.
     public static let compiled = compiledWithoutOptimization ? withoutOptimization(tier: compiledTier) : KernelConfig(tier: compiledTier)
 
-    /// What a build that compiled this module without optimization runs (``compiledWithoutOptimization``): OpenBLAS
-    /// for every float product, and the C loops (CVisionTasksOnoneKernels) for float depthwise convolutions and the
-    /// float passes that have one; the rest as the tier has it. The tests run it in any build.
+    /// What a build that compiled this module without optimization runs (``compiledWithoutOptimization``): OpenBLAS's
+    /// sgemm for every float product, its dgemm for quantized convolutions' and fully connected layers' (exact on
+    /// integers held in doubles), and the C loops of CVisionTasksOnoneKernels for float depthwise convolutions and
+    /// every other pass that has one (``ononeLoops``); the rest as the tier has it. The tests run it in any build.
     public static func withoutOptimization(tier: Tier) -> KernelConfig {
         var config = KernelConfig(tier: tier)
         config.floatGEMM = .openBLAS
@@ -108,11 +109,13 @@ public struct KernelConfig: Sendable, Equatable {
     public var quantizedGEMM: QuantizedGEMMKernel
     public var floatDepthwise: FloatDepthwiseKernel
     public var quantizedDepthwise: DepthwiseKernel
-    /// Whether the float passes that have a C twin in CVisionTasksOnoneKernels run there: a convolution's bias,
-    /// activation and fused epilogue, its im2col, bilinear resizing (the depthwise rows are ``floatDepthwise``'s
-    /// choice). The twins compute the same values in the same order; they are chosen where this module was compiled
-    /// without optimization (``compiledWithoutOptimization``), where the Swift loops' generic SIMD, array accesses
-    /// and checked arithmetic are calls into the runtime.
+    /// Whether the passes that have a C twin in CVisionTasksOnoneKernels run there: a float convolution's bias,
+    /// activation and fused epilogue and its im2col, max pooling, bilinear resizing; quantized depthwise rows, ADD and
+    /// SUB, and quantized convolutions and fully connected layers through OpenBLAS's exact dgemm
+    /// (`QuantizedOnoneProduct`). The float depthwise rows are ``floatDepthwise``'s choice. The twins compute the
+    /// same values (quantized: the same bytes); they are chosen where this module was compiled without optimization
+    /// (``compiledWithoutOptimization``), where the Swift loops' generic SIMD, array accesses and checked arithmetic
+    /// are calls into the runtime.
     public var ononeLoops = false
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
