@@ -69,9 +69,10 @@ package enum ImageToTensor {
     /// Samples `region` of `image` into a float tensor of `options.height × options.width × 3` (RGB, row-major).
     package static func floats(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [Float], transform: TensorToImageTransform) {
         var values = [Float](repeating: 0, count: max(options.width * options.height * 3, 0))
-        let transform = try values.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) in
-            try write(image, region: region, options: options, into: buffer)
-        }
+        // Through a Result: Swift 6.0's withUnsafeMutableBufferPointer rethrows `any Error`, not the body's type.
+        let transform = try values.withUnsafeMutableBufferPointer { (buffer) in
+            Result { () throws(ImageError) in try write(image, region: region, options: options, into: buffer) }
+        }.get()
         return (values, transform)
     }
 
@@ -95,9 +96,11 @@ package enum ImageToTensor {
     package static func bytes(from image: MPImage, region: RegionOfInterest, options: ImageToTensorOptions) throws(ImageError) -> (values: [UInt8], transform: TensorToImageTransform) {
         var values = [UInt8](repeating: 0, count: max(options.width * options.height * 3, 0))
         let count = values.count
-        let transform = try values.withUnsafeMutableBufferPointer { (out) throws(ImageError) in
-            try sample(image, region: region, options: options, outputCount: count, sink: ByteSink(base: out.baseAddress!))
-        }
+        let transform = try values.withUnsafeMutableBufferPointer { (out) in
+            Result { () throws(ImageError) in
+                try sample(image, region: region, options: options, outputCount: count, sink: ByteSink(base: out.baseAddress!))
+            }
+        }.get()
         return (values, transform)
     }
 

@@ -198,16 +198,19 @@ public struct MPImage: Sendable {
     func withPixelReader<R, E: Error>(_ body: (PixelReader) throws(E) -> R) throws(E) -> R {
         func plane(_ i: Int) -> Plane { i < planes.count ? planes[i] : planes[0] }
         let p0 = plane(0), p1 = plane(1), p2 = plane(2)
-        return try p0.bytes.withUnsafeBufferPointer { (b0) throws(E) -> R in
-            try p1.bytes.withUnsafeBufferPointer { (b1) throws(E) -> R in
-                try p2.bytes.withUnsafeBufferPointer { (b2) throws(E) -> R in
-                    try body(PixelReader(
-                        format: format,
-                        planes: (b0.baseAddress! + p0.offset, b1.baseAddress! + p1.offset, b2.baseAddress! + p2.offset),
-                        strides: (p0.rowStride, p1.rowStride, p2.rowStride)))
+        // Through a Result: Swift 6.0's withUnsafeBufferPointer rethrows `any Error`, not the body's type.
+        return try p0.bytes.withUnsafeBufferPointer { (b0) in
+            p1.bytes.withUnsafeBufferPointer { (b1) in
+                p2.bytes.withUnsafeBufferPointer { (b2) in
+                    Result { () throws(E) -> R in
+                        try body(PixelReader(
+                            format: format,
+                            planes: (b0.baseAddress! + p0.offset, b1.baseAddress! + p1.offset, b2.baseAddress! + p2.offset),
+                            strides: (p0.rowStride, p1.rowStride, p2.rowStride)))
+                    }
                 }
             }
-        }
+        }.get()
     }
 
     /// The same pixels under another orientation (the planes are shared, not copied).

@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 
 #if canImport(Glibc)

@@ -45,6 +45,23 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         var finished = false
     }
 
+    /// What the completion reads of the state once the transfer has ended, all `Sendable`: Swift 6.0 refuses to let a
+    /// non-Sendable value (the task, the hasher) out of the lock.
+    private struct Ended: Sendable {
+        let partial: (path: String, descriptor: Int32)?
+        /// The SHA-256 of what was received (the hasher itself is not `Sendable`).
+        let digest: String
+        let received: Int64
+        let expected: Int64?
+        let sawResponse: Bool
+        let failure: ModelDownloadError?
+
+        init(_ state: State) {
+            (partial, digest, received, expected) = (state.partial, state.hasher.finalize().hexadecimal, state.received, state.expected)
+            (sawResponse, failure) = (state.sawResponse, state.failure)
+        }
+    }
+
     init(
         name: String, source: ModelSources.Resolved, conditions: ModelDownloadConditions, cache: ModelCache,
         progress: Progress, finish: @escaping @Sendable (Result<Void, ModelDownloadError>) -> Void
@@ -169,11 +186,11 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let ended = state.withLock { state -> State? in
+        let ended = state.withLock { state -> Ended? in
             guard !state.finished else { return nil }
             state.finished = true
             state.task = nil
-            return state
+            return Ended(state)
         }
         guard let ended else { return }
         var result: Result<Void, ModelDownloadError>
@@ -200,7 +217,7 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
             close(partial.descriptor)
             if case .success = result {
                 result = Result { () throws(ModelDownloadError) in
-                    try verify(partial.path, received: ended.received, digest: ended.hasher.finalize().hexadecimal)
+                    try verify(partial.path, received: ended.received, digest: ended.digest)
                     try cache.install(partial.path, as: name)
                 }
             }

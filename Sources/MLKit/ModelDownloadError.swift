@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a remote model was not downloaded, or not deleted: the error in `.mlkitModelDownloadDidFail`'s `userInfo`
 /// (under `ModelDownloadUserInfoKey.error.rawValue`) and in `deleteDownloadedModel`'s completion. ML Kit gives an
 /// `NSError` there; ours is typed, so `userInfo[...] as? ModelDownloadError` tells the cases apart.

@@ -1,4 +1,5 @@
 internal import class VisionTasks.Locked
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

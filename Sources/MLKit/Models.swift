@@ -1,3 +1,5 @@
+import Foundation
+
 /// A model file on this machine (ML Kit's `LocalModel`): a `.tflite` image classifier, with its labels in its
 /// metadata.
 public final class LocalModel: Sendable {

@@ -106,7 +106,11 @@ final class HostileInputTests: XCTestCase {
         let text = Array(header.utf8)
         let length = major == 1 ? [UInt8(text.count & 0xFF), UInt8(text.count >> 8)]
             : (0..<4).map { UInt8(truncatingIfNeeded: text.count >> (8 * $0)) }
-        return ByteStorage(copying: [0x93] + Array("NUMPY".utf8) + [major, 0] + length + text + data).slice
+        var bytes: [UInt8] = [0x93]
+        bytes += Array("NUMPY".utf8)
+        bytes += [major, 0]
+        bytes += length + text + data
+        return ByteStorage(copying: bytes).slice
     }
 
     func testNumPyDimensionsNearTheIntegerLimits() {

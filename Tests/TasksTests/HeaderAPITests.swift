@@ -219,7 +219,10 @@ final class HeaderAPITests: XCTestCase {
     private func compareWorld(_ ours: [[Point]], _ theirs: [[Point]], label: String) throws {
         XCTAssertEqual(ours.map(\.count), theirs.map(\.count), label)
         for (a, b) in zip(ours, theirs) {
-            let distances = zip(a, b).map { p, q in ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y) + (p.z - q.z) * (p.z - q.z)).squareRoot() }
+            let distances = zip(a, b).map { (p: Point, q: Point) -> Double in
+                let dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z
+                return (dx * dx + dy * dy + dz * dz).squareRoot()
+            }
             XCTAssertLessThanOrEqual(distances.reduce(0, +) / Double(max(distances.count, 1)), 0.005, "\(label) world mean distance")
         }
     }

@@ -44,7 +44,8 @@ final class LandmarkSmoothingTests: XCTestCase {
             for pose in a.landmarks {
                 let left = pose[0].x < 0.5
                 let counterpart = try XCTUnwrap(b.landmarks.first { ($0[0].x < 0.5) == left }, "frame \(frame)")
-                let distance = zip(pose, counterpart).map { (abs($0.x - $1.x) + abs($0.y - $1.y)) / 2 }.reduce(0, +) / Float(pose.count)
+                let distances = zip(pose, counterpart).map { (p, q) -> Float in (abs(p.x - q.x) + abs(p.y - q.y)) / 2 }
+                let distance = distances.reduce(0, +) / Float(pose.count)
                 worst = max(worst, distance)
                 XCTAssertLessThan(distance, 0.02, "frame \(frame): a smoothed pose left its person")
             }

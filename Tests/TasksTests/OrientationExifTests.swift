@@ -23,7 +23,7 @@ final class OrientationExifTests: XCTestCase {
         var segment: [UInt8] = []
         var hex = Substring(entry.exifSegmentHex)
         while hex.count >= 2 { segment.append(UInt8(hex.prefix(2), radix: 16)!); hex = hex.dropFirst(2) }
-        return Array(original.prefix(2)) + segment + original.dropFirst(2)
+        return Array(original.prefix(2)) + segment + Array(original.dropFirst(2))
     }
 
     /// Every entry decoded as MediaPipe 1.x decodes it: the tag applied, the size MediaPipe's image had.

@@ -79,7 +79,8 @@ final class ObjectDetectorPipeline: TaskPipeline {
         let scores = try runner.output(outputs.scores), count = try runner.output(outputs.count)
         let projection = DetectionProjection(region: region, imageWidth: image.width, imageHeight: image.height)
         var detections: [Detection] = []
-        var boxesSeen: [CGRect: Int] = [:]
+        // Keyed by the box's four numbers: Swift 6.0's Foundation on Linux has no Hashable CGRect.
+        var boxesSeen: [SIMD4<Double>: Int] = [:]
         let available = min(count.first.map { $0.isFinite ? Int(max($0, 0)) : 0 } ?? 0, scores.count, classes.count, boxes.count / 4)
         for i in 0..<available {
             if let maxResults, detections.count == maxResults { break }
@@ -98,10 +99,11 @@ final class ObjectDetectorPipeline: TaskPipeline {
             // MediaPipe reports a labelled class with index −1 (its label id cleared once a label is found).
             var category = selection.category(label, score: scores[i])
             if category.categoryName != nil { category.index = -1 }
-            if let earlier = boxesSeen[pixels] {
+            let key = SIMD4<Double>(Double(pixels.origin.x), Double(pixels.origin.y), Double(pixels.size.width), Double(pixels.size.height))
+            if let earlier = boxesSeen[key] {
                 detections[earlier].categories.append(category)
             } else {
-                boxesSeen[pixels] = detections.count
+                boxesSeen[key] = detections.count
                 detections.append(Detection(categories: [category], boundingBox: pixels))
             }
         }

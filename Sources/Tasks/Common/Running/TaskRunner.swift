@@ -81,7 +81,12 @@ package final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     private let admission = Locked(Admission())
     private let workQueue: DispatchQueue
     private let deliveryQueue: DispatchQueue
-    private let onDeliveryQueue = DispatchSpecificKey<Bool>()
+    private let onDeliveryQueue = DeliveryQueueKey()
+    /// The key is an immutable token, safe to share; Swift 6.0's Dispatch on Linux does not mark it `Sendable` (6.1's
+    /// does), so a Sendable class may hold it only through this wrapper.
+    private struct DeliveryQueueKey: @unchecked Sendable {
+        let key = DispatchSpecificKey<Bool>()
+    }
 
     package typealias Delivery = @Sendable (LiveStreamOutcome<Pipeline.Result>) -> Void
 
@@ -122,7 +127,7 @@ package final class TaskRunner<Pipeline: FramePipeline>: Sendable {
         self.liveStreamAdmission = liveStreamAdmission
         workQueue = DispatchQueue(label: "vision-tasks.\(label).work")
         deliveryQueue = DispatchQueue(label: "vision-tasks.\(label).delivery")
-        deliveryQueue.setSpecific(key: onDeliveryQueue, value: true)
+        deliveryQueue.setSpecific(key: onDeliveryQueue.key, value: true)
     }
 
     /// Image mode: one image, nothing kept between calls.
@@ -295,7 +300,7 @@ package final class TaskRunner<Pipeline: FramePipeline>: Sendable {
     /// delegate callback (on the delivery queue) it waits for the frame in flight only: the deliveries queued behind
     /// the running callback, and a frame held back for them, cannot go on before it returns.
     package func waitUntilIdle() {
-        guard DispatchQueue.getSpecific(key: onDeliveryQueue) != true else {
+        guard DispatchQueue.getSpecific(key: onDeliveryQueue.key) != true else {
             workQueue.sync {}
             return
         }
