@@ -23,15 +23,26 @@ let avx512Targets: Set<String> = ["skylake-avx512", "cascadelake", "icelake-serv
 let avx512VNNITargets: Set<String> = ["cascadelake", "icelake-server", "sapphirerapids", "znver4", "znver5"]
 let tunedForAVX512 = targetCPU.map { avx512Targets.contains($0) } ?? false
 let tunedForAVX512VNNI = targetCPU.map { avx512VNNITargets.contains($0) } ?? false
+// arm64's tiers: NEON and FMA are baseline (every arm64 build has the NEON tier; `generic`, `cortex-a72` for a Pi 4
+// only optimize the kernels in debug builds); ARMv8.2's dot product (`sdot`, 16 int8 multiply-adds an instruction)
+// is the NEON dot-product tier, on these cores (Pi 5's Cortex-A76, Jetson Orin's A78AE, Graviton 2's Neoverse N1,
+// Graviton 3's V1, Graviton 4's V2, Ampere's cores), by swiftc's names.
+let dotProductTargets: Set<String> = [
+    "cortex-a55", "cortex-a75", "cortex-a76", "cortex-a77", "cortex-a78", "cortex-a78c", "cortex-x1", "cortex-a710",
+    "cortex-a715", "cortex-a720", "neoverse-n1", "neoverse-n2", "neoverse-v1", "neoverse-v2", "ampere1", "ampere1a",
+]
+let tunedForDotProduct = targetCPU.map { dotProductTargets.contains($0) } ?? false
 let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
     [.unsafeFlags(["-O"], .when(configuration: .debug)), .unsafeFlags(["-target-cpu", cpu])]
         + (tunedForFMA ? [.define("VISION_TASKS_FMA")] : [])
         + (tunedForAVX512 ? [.define("VISION_TASKS_AVX512")] : [])
         + (tunedForAVX512VNNI ? [.define("VISION_TASKS_AVX512VNNI")] : [])
+        + (tunedForDotProduct ? [.define("VISION_TASKS_DOTPROD")] : [])
 } ?? []
 let cpuCheck: [CSetting] = (tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : [])
     + (tunedForAVX512 ? [.define("VISION_TASKS_REQUIRE_AVX512")] : [])
     + (tunedForAVX512VNNI ? [.define("VISION_TASKS_REQUIRE_AVX512VNNI")] : [])
+    + (tunedForDotProduct ? [.define("VISION_TASKS_REQUIRE_DOTPROD")] : [])
 
 // Layers, lowest first: ModelFormat (model files) and EngineSIMD → Engine; Imaging (images alone, beside them) →
 // Tasks → MLKit; Tooling (the executables' and tests' own: drawing, PNG output, video, .npy) → surfaces (CLI, bench).
@@ -109,7 +120,11 @@ let package = Package(
         .target(
             name: "CVisionTasksImageDecoders",
             dependencies: ["CVisionTasksPNG", "CVisionTasksTIFF", "CVisionTasksWebP", "CVisionTasksHEIF"],
-            path: "Sources/CVisionTasksImageDecoders"),
+            path: "Sources/CVisionTasksImageDecoders",
+            // The module maps' `link` lines reach the linker only through a Swift import of the module, and
+            // libwebpdemux.pc names libwebp as Requires.private from Debian 13 on (12 has it in Requires), so
+            // there a program linking these shims missed libwebp; named here for every linker.
+            linkerSettings: [.linkedLibrary("webpdemux"), .linkedLibrary("webp"), .linkedLibrary("tiff"), .linkedLibrary("heif")]),
         // The hot loops of a build that compiles our Swift without optimization — a dependent's debug build — in C,
         // which keeps its vector instructions at -O0 (see onone_kernels.h).
         .target(name: "CVisionTasksOnoneKernels", path: "Sources/CVisionTasksOnoneKernels"),

@@ -105,3 +105,27 @@ BASELINE __attribute__((constructor)) static void vision_tasks_require_tier(void
     _exit(70);  // EX_SOFTWARE
 }
 #endif
+
+#if defined(VISION_TASKS_REQUIRE_DOTPROD) && defined(__aarch64__)
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+// The arm64 counterpart of the check above: a build for the NEON dot-product tier (VISION_TASKS_CPU=cortex-a76,
+// neoverse-n1 and the other ARMv8.2 names of Package.swift) uses `sdot` anywhere, which an ARMv8.0 core such as the
+// Raspberry Pi 4's Cortex-A72 does not have (SIGILL). The kernel reports the extension as HWCAP_ASIMDDP (bit 20 of
+// AT_HWCAP, <asm/hwcap.h>); this file is built for the tier too, but reads the auxiliary vector before any
+// dot product can run.
+#define VISION_TASKS_HWCAP_ASIMDDP (1UL << 20)
+
+__attribute__((constructor)) static void vision_tasks_require_dot_product(void) {
+    if (getauxval(AT_HWCAP) & VISION_TASKS_HWCAP_ASIMDDP) return;
+    static const char message[] =
+        "swift-vision-tasks: this program was built for the NEON dot-product tier (ARMv8.2's sdot: VISION_TASKS_CPU="
+        "cortex-a76, neoverse-n1 or newer), and this CPU has not got it (no asimddp in /proc/cpuinfo's Features; a "
+        "Raspberry Pi 4's Cortex-A72 is ARMv8.0). Build it again for this CPU: `. tools/tuned-build-env` picks the best "
+        "tier it has, or leave VISION_TASKS_CPU unset for a binary that runs on any arm64 CPU.\n";
+    (void)!write(2, message, strlen(message));
+    _exit(70);  // EX_SOFTWARE
+}
+#endif

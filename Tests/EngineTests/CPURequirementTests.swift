@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksEngine
 import VisionTasksTestSupport
 import XCTest
 
@@ -55,6 +56,28 @@ final class CPURequirementTests: XCTestCase {
             XCTAssertEqual(haswell.status, 70, haswell.stderr)
             XCTAssertTrue(haswell.stderr.contains(tier.rawValue), haswell.stderr)
             XCTAssertTrue(haswell.stderr.contains("missing: avx512f avx512bw avx512dq avx512vl"), haswell.stderr)
+        }
+        #elseif arch(arm64)
+        // Under tools/arm64 the tests run in an arm64 root on qemu-user, which that tool copies in: its cortex-a72 is
+        // ARMv8.0 (a Raspberry Pi 4), its cortex-a76 has the dot product (a Pi 5).
+        let binary = ChildProcess.buildDirectory.appendingPathComponent("vision-tasks")
+        let qemu = URL(fileURLWithPath: "/usr/local/bin/qemu-aarch64")
+        guard FileManager.default.isExecutableFile(atPath: qemu.path) else {
+            throw XCTSkip("no qemu-aarch64 in this arm64 system (tools/arm64 puts one in its root)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            return XCTFail("\(binary.path) is not built: build every product before the tests (tools/arm64 build does)")
+        }
+        let dotProduct = KernelConfig.compiledTier == .neonDotProduct  // the CLI is built with the same flags
+        let pi4 = try ChildProcess.run(qemu, ["-cpu", "cortex-a72", binary.path, "--help"])
+        let pi5 = try ChildProcess.run(qemu, ["-cpu", "cortex-a76", binary.path, "--help"])
+        XCTAssertEqual(pi5.status, 0, pi5.stderr)
+        XCTAssertTrue(pi5.output.contains("USAGE: vision-tasks"), pi5.output)
+        if dotProduct {
+            XCTAssertEqual(pi4.status, 70, pi4.stderr)
+            XCTAssertTrue(pi4.stderr.contains("built for the NEON dot-product tier"), pi4.stderr)
+        } else {
+            XCTAssertEqual(pi4.status, 0, pi4.stderr)
         }
         #endif
     }

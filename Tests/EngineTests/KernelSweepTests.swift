@@ -37,7 +37,7 @@ final class KernelSweepTests: XCTestCase {
     }
 
     static func files(_ directory: String, generatedBy tool: String) -> [URL] {
-        let url = Repository.root.appendingPathComponent(directory)
+        let url = Repository.goldens(directory)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.filter { $0.hasSuffix(".npz") }.sorted() ?? []
         XCTAssertFalse(names.isEmpty, "no cases in \(url.path): run \(tool) (tools/run-tests does)")
         return names.map { url.appendingPathComponent($0) }
@@ -71,7 +71,7 @@ final class KernelSweepTests: XCTestCase {
     func sweep(kernels: KernelConfig) throws {
         var summary: [String] = []
         var skipped = 0
-        for file in Self.files(".cache/kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py") {
+        for file in Self.files("kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py") {
             var checked = 0, worstFloat: Float = 0
             for testCase in try Self.cases(file) {
                 if Self.liteRTDefects.contains(where: testCase.label.contains) {
@@ -113,7 +113,7 @@ final class KernelSweepTests: XCTestCase {
         var other = KernelConfig.compiled
         other.floatDepthwise = other.floatDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
         other.quantizedDepthwise = other.quantizedDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
-        let file = try XCTUnwrap(Self.files(".cache/kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py")
+        let file = try XCTUnwrap(Self.files("kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py")
             .first { $0.lastPathComponent == "depthwise_conv2d.npz" })
         var checked = 0, wide = 0
         for testCase in try Self.cases(file) {
@@ -137,7 +137,7 @@ final class KernelSweepTests: XCTestCase {
     }
 
     func testDetectionPostProcessOnEveryOptionSet() throws {
-        for file in Self.files(".cache/goldens-postprocess", generatedBy: "tools/litert_postprocess_goldens.py") {
+        for file in Self.files("goldens-postprocess", generatedBy: "tools/litert_postprocess_goldens.py") {
             let cases = try Self.cases(file)
             for testCase in cases {
                 let ours = try Self.run(testCase, threads: 1)

@@ -25,7 +25,7 @@ final class LiteRTGoldenTests: XCTestCase {
     }
 
     static func goldens() throws -> [Golden] {
-        let directory = Repository.root.appendingPathComponent(".cache/goldens")
+        let directory = Repository.goldens("goldens")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.filter { $0.hasSuffix(".npz") }.sorted() ?? []
         XCTAssertFalse(files.isEmpty, "no goldens in \(directory.path): run tools/litert_goldens.py (tools/run-tests does)")
         return try files.map { file in

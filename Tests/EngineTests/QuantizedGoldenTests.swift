@@ -31,7 +31,7 @@ final class QuantizedGoldenTests: XCTestCase {
     }
 
     static func goldens() throws -> [Golden] {
-        let directory = Repository.root.appendingPathComponent(".cache/goldens-quantized")
+        let directory = Repository.goldens("goldens-quantized")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.filter { $0.hasSuffix(".npz") }.sorted() ?? []
         XCTAssertFalse(files.isEmpty, "no goldens in \(directory.path): run tools/litert_quantized_goldens.py (tools/run-tests does)")
         return try files.map { file in

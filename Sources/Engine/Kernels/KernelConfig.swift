@@ -9,14 +9,20 @@
 public struct KernelConfig: Sendable, Equatable {
     /// Instruction-set tiers, lowest first.
     public enum Tier: String, Sendable, CaseIterable {
-        /// No SIMD assumptions beyond the architecture's baseline (a dependent's plain x86-64 build).
+        /// No SIMD assumptions beyond x86-64's baseline (a dependent's plain x86-64 build).
         case portable
-        /// AVX2 + FMA on x86-64 (`haswell` and later), or arm64 with NEON and FMA.
+        /// AVX2 + FMA on x86-64 (`haswell` and later).
         case avx2
         /// AVX-512 F/BW/DQ/VL: 32 registers of 16 floats (`skylake-avx512`).
         case avx512
         /// AVX-512 with VNNI's `vpdpbusd` (`cascadelake`, `icelake-server`, `sapphirerapids`, `znver4`, `znver5`).
         case avx512VNNI
+        /// arm64's baseline, NEON and FMA: 32 registers of 4 floats (every arm64 build; a Raspberry Pi 4's
+        /// Cortex-A72). The AVX2 tier's micro-kernels, whose twelve SIMD8 accumulators are 24 of NEON's registers.
+        case neon
+        /// NEON with ARMv8.2's dot product, `sdot` (`cortex-a76`: Raspberry Pi 5; `neoverse-n1`: Graviton 2; Jetson
+        /// Orin's Cortex-A78AE): quantized products in quads of depth steps, four rows × 16 columns a tile.
+        case neonDotProduct
     }
 
     /// How float convolutions tile their packed GEMM (`PackedGEMM`).
@@ -35,8 +41,9 @@ public struct KernelConfig: Sendable, Equatable {
     public enum QuantizedGEMMKernel: String, Sendable {
         /// `QuantizedGEMM`: input and filter less their zero points as int16, `vpmaddwd` on pairs of depth steps.
         case int16Pairs
-        /// `QuantizedDotGEMM`: input as unsigned bytes and filter as signed bytes, `vpdpbusd` on quads of depth
-        /// steps, the zero points corrected through the bias and one sum per row (XNNPACK's VNNI kernels' scheme).
+        /// `QuantizedDotGEMM`: input and filter as bytes, `vpdpbusd` (x86: input unsigned) or `sdot` (arm64: both
+        /// signed) on quads of depth steps, the zero points corrected through the bias and one sum per row (XNNPACK's
+        /// VNNI and NEONDOT kernels' scheme).
         case int8Quads
     }
 
@@ -73,7 +80,11 @@ public struct KernelConfig: Sendable, Equatable {
         return .avx512VNNI
         #elseif VISION_TASKS_AVX512
         return .avx512
-        #elseif VISION_TASKS_FMA || arch(arm64)
+        #elseif arch(arm64) && VISION_TASKS_DOTPROD
+        return .neonDotProduct
+        #elseif arch(arm64)
+        return .neon
+        #elseif VISION_TASKS_FMA
         return .avx2
         #else
         return .portable
@@ -119,15 +130,15 @@ public struct KernelConfig: Sendable, Equatable {
     public var ononeLoops = false
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
-    /// accumulators spill on AVX2, and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take 18 of
-    /// AVX2's 16 registers as SIMD16; only the VNNI tier multiplies quads, which without `vpdpbusd` is emulated and
-    /// slower than pairs. Every choice still computes the same numbers anywhere, so any property may be set to the
+    /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take
+    /// 18 of AVX2's 16 registers as SIMD16; only the VNNI and NEON dot-product tiers multiply quads, which without
+    /// `vpdpbusd` or `sdot` is emulated and slower than pairs. Every choice still computes the same numbers anywhere, so any property may be set to the
     /// other value (the tests run the AVX-512 tiers' choices on an AVX2 host that way).
     public init(tier: Tier) {
         self.tier = tier
         let avx512 = tier == .avx512 || tier == .avx512VNNI
         floatGEMM = avx512 ? .wideTiles : .sixBySixteen
-        quantizedGEMM = tier == .avx512VNNI ? .int8Quads : .int16Pairs
+        quantizedGEMM = tier == .avx512VNNI || tier == .neonDotProduct ? .int8Quads : .int16Pairs
         floatDepthwise = avx512 ? .sixteenChannels : .eightChannels
         quantizedDepthwise = avx512 ? .sixteenChannels : .eightChannels
     }
@@ -142,8 +153,16 @@ public struct KernelConfig: Sendable, Equatable {
     static let quantizedPairTileRows = 4
     /// `QuantizedDotGEMM`: rows per tile. One 16-lane accumulator per row; twelve independent `vpdpbusd` chains
     /// cover its latency of 5 cycles at two a cycle (Zen 4, Ice Lake), and twelve accumulators, the weights and the
-    /// broadcasts fit AVX-512's 32 registers with room to spare.
-    static let quantizedQuadTileRows = 12
+    /// broadcasts fit AVX-512's 32 registers with room to spare. On arm64 a row's accumulator is four 128-bit
+    /// registers, so four rows (16 registers, four of weights, the row broadcasts): XNNPACK's `4x16c4__neondot`
+    /// tile, sixteen independent `sdot` chains for a latency of 2–3 cycles at two a cycle (Cortex-A76, Neoverse N1).
+    static let quantizedQuadTileRows: Int = {
+        #if arch(arm64)
+        return 4
+        #else
+        return 12
+        #endif
+    }()
     /// `Conv2DKernel`: filters of up to this many weights (1 MB) go through `PackedGEMM`; larger ones to OpenBLAS.
     static let packedFilterMaximumWeights = 1 << 18
     /// `Conv2DKernel`: outputs of this many pixels or fewer are matrix-vector products, which the packed panels

@@ -24,6 +24,14 @@ public enum Repository {
 
     public static func modelPath(_ name: String) -> String { models.appendingPathComponent(name).path }
 
+    /// LiteRT's goldens, `name` being one of the folders its tools write (`goldens`, `goldens-quantized`,
+    /// `kernel-sweeps`, `goldens-postprocess`): in the cache, or under VISION_TASKS_GOLDENS (a folder, relative to the
+    /// checkout), where tools/arm64 keeps what LiteRT answers on arm64.
+    public static func goldens(_ name: String) -> URL {
+        let folder = ProcessInfo.processInfo.environment["VISION_TASKS_GOLDENS"].flatMap { $0.isEmpty ? nil : $0 } ?? ".cache"
+        return URL(fileURLWithPath: folder, relativeTo: root).appendingPathComponent(name)
+    }
+
     /// The inputs that once crashed harness `harness` of tools/fuzz (Tests/Fuzz/regressions/HARNESS), with their names.
     public static func fuzzRegressions(_ harness: String) throws -> [(name: String, bytes: [UInt8])] {
         let folder = root.appendingPathComponent("Tests/Fuzz/regressions/\(harness)")

@@ -1,13 +1,16 @@
 import VisionTasksEngineSIMD
 
-/// C = requantize(A · Wᵀ + bias) for quantized convolutions and fully connected layers in the AVX-512 VNNI tier: A
-/// as unsigned bytes, W as signed bytes, four depth steps multiplied and added per int32 lane by one `vpdpbusd`
-/// (``SIMD16/accumulateQuads(_:_:)``), 64 multiply-adds an instruction where ``QuantizedGEMM``'s `vpmaddwd` does 16.
+/// C = requantize(A · Wᵀ + bias) for quantized convolutions and fully connected layers in the AVX-512 VNNI and NEON
+/// dot-product tiers: A and W as bytes, four depth steps multiplied and added per int32 lane by one `vpdpbusd` or
+/// `sdot` lane (``SIMD16/accumulateQuads(_:_:)``), 64 multiply-adds an instruction where ``QuantizedGEMM``'s
+/// `vpmaddwd` does 16 (`sdot`: 16 where NEON's widening multiply-adds do 8).
 ///
-/// `vpdpbusd` takes the stored bytes as they are, not less their zero points, so the zero points are corrected
-/// around it, as XNNPACK's VNNI kernels do. Let A′ = the input's bytes made unsigned (uint8 as stored; int8 with the
-/// sign bit flipped, + 128), W′ = the filter's bytes made signed (int8 as stored; uint8 − 128), A₀ = the input's
-/// zero point in A′'s terms and W₀ = the filter zero point's distance from W′'s (128 − z for uint8, −z for int8).
+/// The instructions take the stored bytes as they are, not less their zero points, so the zero points are corrected
+/// around them, as XNNPACK's VNNI and NEONDOT kernels do. Let A′ = the input's bytes in the range the instruction
+/// takes (``quadsTakeSignedBytes``): unsigned for `vpdpbusd` (uint8 as stored; int8 with the sign bit flipped,
+/// + 128), signed for `sdot` (int8 as stored; uint8 with the sign bit flipped, − 128); W′ = the filter's bytes made
+/// signed (int8 as stored; uint8 − 128), A₀ = the input's zero point in A′'s terms and W₀ = the filter zero point's
+/// distance from W′'s (128 − z for uint8, −z for int8).
 /// Then over a column's K depth steps
 ///
 ///     Σ (a − z_a)(w − z_w) = Σ A′W′ + W₀ · Σ A′ − A₀ · Σ W′ − K · A₀ · W₀
@@ -20,6 +23,8 @@ import VisionTasksEngineSIMD
 struct QuantizedDotGEMM: Sendable {
     static let panelWidth = WeightPanels.width
     static let tileRows = KernelConfig.quantizedQuadTileRows
+    /// Whether A′ is the input's bytes with the sign bit flipped: where the input's signedness is not the
+    /// instruction's (``quadsTakeSignedBytes``).
     /// W′, quads of depth steps per column (``WeightPanels`` with group 4), padded with zeros.
     let panels: [Int8]
     /// The bias less A₀ · Σ W′ and K · A₀ · W₀ per column, padded to whole panels.
@@ -31,7 +36,7 @@ struct QuantizedDotGEMM: Sendable {
     /// Depth padded to a multiple of four: the length of A's rows the tiles read (the pad bytes must hold 0).
     let depth: Int
     let columns: Int
-    /// Added to an input byte to make it A′ (0 for uint8, 128 for int8), as `UInt8(truncatingIfNeeded:)` of the sum.
+    /// Added to an input byte to make it A′ (0 or 128: flipping the sign bit), as `UInt8(truncatingIfNeeded:)` of the sum.
     let inputOffset: UInt8
     /// A₀: the input's zero point as A′, what padding reads as.
     let inputZero: UInt8
@@ -49,8 +54,9 @@ struct QuantizedDotGEMM: Sendable {
         // Wrapping arithmetic throughout: the zero points come from the file; a crafted one makes wrong numbers,
         // never a trap, and real ones keep every value in range.
         let weightOffset: Int32 = signed ? 0 : 128
-        inputOffset = signed ? 128 : 0
-        let a0 = inputZeroPoint &+ Int32(inputOffset)
+        let flipped = signed != quadsTakeSignedBytes
+        inputOffset = flipped ? 128 : 0
+        let a0 = inputZeroPoint &+ (flipped ? (signed ? 128 : -128) : 0)
         inputZero = UInt8(truncatingIfNeeded: a0)
         // W′ = w − 128 for uint8 (w = weight + z), w for int8: in −128…127 for any stored byte.
         func shifted(_ column: Int, _ k: Int) -> Int8 {
@@ -80,7 +86,7 @@ struct QuantizedDotGEMM: Sendable {
             i += 64
         }
         var total = sums.wrappedSum()
-        while i < count { total &+= Int32(row[i]); i += 1 }
+        while i < count { total &+= quadsTakeSignedBytes ? Int32(Int8(bitPattern: row[i])) : Int32(row[i]); i += 1 }
         return total
     }
 
@@ -122,7 +128,7 @@ struct QuantizedDotGEMM: Sendable {
     }
 
     /// Up to ``tileRows`` rows × 16 columns of A′ · W′ (missing rows repeat the last one and are not kept): per quad
-    /// of depth steps one 64-byte weight load, and per row one broadcast of four bytes and one `vpdpbusd`.
+    /// of depth steps one 64-byte weight load, and per row one broadcast of four bytes and one `vpdpbusd` (four `sdot`s).
     @inline(__always)
     private func tile(_ a: UnsafePointer<UInt8>, _ lda: Int, _ w: UnsafePointer<Int8>, rows: Int) -> TileAccumulators {
         @inline(__always) func row(_ i: Int) -> UnsafeRawPointer { UnsafeRawPointer(a + min(i, rows - 1) * lda) }
