@@ -2,6 +2,8 @@
 
 #include "vectors.h"
 
+#include <string.h>
+
 #pragma STDC FP_CONTRACT OFF
 
 // Engine's `Requantization.callAsFunction(_:scale:)`: Swift's max(x, lower) is `lower >= x ? lower : x` and
@@ -16,8 +18,26 @@
         (result) = vt_scaled != vt_scaled ? (zeroPoint) : (int)((vt_scaled + 12582912.0f) - 12582912.0f) + (zeroPoint); \
     } while (0)
 
+// Engine's `Requantization.roundedHalfUp(_:scale:)` (XNNPACK's "rndnu", LiteRT's for uint8 products on arm64): the
+// exact product of the accumulator and the scale's significand, shifted right with half added, clamped, plus the zero
+// point. The shift is kept in 1...62 as there.
+#define VT_REQUANTIZE_HALF_UP(result, accumulator, scale, lower, upper, zeroPoint)                               \
+    do {                                                                                                         \
+        float vt_scale = (scale);                                                                                \
+        unsigned int vt_bits;                                                                                    \
+        memcpy(&vt_bits, &vt_scale, sizeof vt_bits);                                                             \
+        long long vt_shift = 150 - (long long)((vt_bits >> 23) & 0xFF);                                          \
+        vt_shift = vt_shift < 1 ? 1 : vt_shift > 62 ? 62 : vt_shift;                                             \
+        long long vt_product = (long long)(accumulator) * (long long)((vt_bits & 0x7FFFFF) | 0x800000);          \
+        long long vt_rounded = (long long)(((unsigned long long)vt_product + (1ULL << (vt_shift - 1)))) >> vt_shift; \
+        vt_rounded = vt_rounded < (long long)(lower) ? (long long)(lower) : vt_rounded;                          \
+        vt_rounded = vt_rounded > (long long)(upper) ? (long long)(upper) : vt_rounded;                          \
+        (result) = (int)vt_rounded + (zeroPoint);                                                                \
+    } while (0)
+
 void vt_onone_requantize_rows(const double *products, int rows, int columns, const int *bias, const float *scales,
-                              float lower, float upper, int zeroPoint, int isSigned, void *out, ptrdiff_t outputStride) {
+                              float lower, float upper, int zeroPoint, int isSigned, void *out, ptrdiff_t outputStride,
+                              int roundsHalfUp) {
     const vt_f8 low = {lower, lower, lower, lower, lower, lower, lower, lower};
     const vt_f8 high = {upper, upper, upper, upper, upper, upper, upper, upper};
     const vt_i8 zero = {zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint};
@@ -25,7 +45,7 @@ void vt_onone_requantize_rows(const double *products, int rows, int columns, con
         const double *row = products + (ptrdiff_t)r * columns;
         unsigned char *bytes = (unsigned char *)out + r * outputStride;
         int c = 0;
-        for (; c + 8 <= columns; c += 8) {
+        for (; !roundsHalfUp && c + 8 <= columns; c += 8) {
             vt_i8 q;
             VT_REQUANTIZE8(q, __builtin_convertvector(*(const vt_d8 *)(row + c), vt_i8) + *(const vt_i8 *)(bias + c),
                            *(const vt_f8 *)(scales + c), low, high, zero);
@@ -34,7 +54,8 @@ void vt_onone_requantize_rows(const double *products, int rows, int columns, con
         }
         for (; c < columns; c++) {
             int value;
-            VT_REQUANTIZE(value, (int)row[c] + bias[c], scales[c], lower, upper, zeroPoint);
+            if (roundsHalfUp) VT_REQUANTIZE_HALF_UP(value, (int)row[c] + bias[c], scales[c], lower, upper, zeroPoint);
+            else VT_REQUANTIZE(value, (int)row[c] + bias[c], scales[c], lower, upper, zeroPoint);
             bytes[c] = (unsigned char)value;
         }
     }
@@ -44,7 +65,7 @@ void vt_onone_quantized_depthwise_row(const void *tapRows, int isSigned, ptrdiff
                                       int endTapRow, int outputWidth, int inputWidth, int channels, int filterWidth,
                                       int strideX, int dilationX, int padLeft, int zeroPoint, const int *weights,
                                       const int *bias, const float *scales, float lower, float upper,
-                                      int outputZeroPoint, void *out) {
+                                      int outputZeroPoint, void *out, int roundsHalfUp) {
     const vt_f8 low = {lower, lower, lower, lower, lower, lower, lower, lower};
     const vt_f8 high = {upper, upper, upper, upper, upper, upper, upper, upper};
     const vt_i8 inputZero = {zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint, zeroPoint};
@@ -71,7 +92,13 @@ void vt_onone_quantized_depthwise_row(const void *tapRows, int isSigned, ptrdiff
                 }
             }
             vt_i8 q;
-            VT_REQUANTIZE8(q, sum, *(const vt_f8 *)(scales + c), low, high, outputZero);
+            if (roundsHalfUp) {
+                for (int lane = 0; lane < 8; lane++) {
+                    VT_REQUANTIZE_HALF_UP(q[lane], sum[lane], scales[c + lane], lower, upper, outputZeroPoint);
+                }
+            } else {
+                VT_REQUANTIZE8(q, sum, *(const vt_f8 *)(scales + c), low, high, outputZero);
+            }
             if (isSigned) *(vt_s8x8 *)(o + c) = __builtin_convertvector(q, vt_s8x8);
             else *(vt_u8x8 *)(o + c) = __builtin_convertvector(q, vt_u8x8);
         }
@@ -86,7 +113,8 @@ void vt_onone_quantized_depthwise_row(const void *tapRows, int isSigned, ptrdiff
                 }
             }
             int q;
-            VT_REQUANTIZE(q, sum, scales[c], lower, upper, outputZeroPoint);
+            if (roundsHalfUp) VT_REQUANTIZE_HALF_UP(q, sum, scales[c], lower, upper, outputZeroPoint);
+            else VT_REQUANTIZE(q, sum, scales[c], lower, upper, outputZeroPoint);
             o[c] = (unsigned char)q;
         }
     }

@@ -45,11 +45,31 @@ final class LiteRTGoldenTests: XCTestCase {
                 }
             }
             let model = json["model.json"] as! [String: String]
+            var spread = (json["spread.json"] as! [Double]).map(Float.init)
+            if let host = try hostSpread(file), host.count == spread.count {
+                spread = zip(spread, host).map { max($0, $1) }
+            }
             let operators = (json["ops.json"] as! [[Any]]).map { ($0[0] as! String, $0[1] as! [Int], $0[2] as! [Int]) }
             return Golden(bundle: model["bundle"]!, member: model["member"]!, operators: operators,
                           inputs: json["inputs.json"] as! [Int], outputs: json["outputs.json"] as! [Int],
-                          spread: (json["spread.json"] as! [Double]).map(Float.init), tensors: tensors, alternatives: alternatives)
+                          spread: spread, tensors: tensors, alternatives: alternatives)
         }
+    }
+
+    /// With another platform's goldens (tools/arm64's, VISION_TASKS_GOLDENS), the spread LiteRT's configurations
+    /// showed on the same model and input on this host (x86-64, `.cache/goldens`), when it is there. The end-to-end
+    /// bound takes the larger: LiteRT's builtin, XNNPACK and reference kernels land this far apart on this model,
+    /// whichever CPU runs them. (Measured once, on arm64 under qemu: the pose landmark models' outputs 0 and 2 were
+    /// 1.14e-4 and 3.6e-3 from arm64 LiteRT's nearest configuration, whose own spread there was 5.8e-5 and 3.1e-3, and
+    /// on x86-64 1.3e-4 and 9.3e-3; every other output within arm64's own.)
+    static func hostSpread(_ file: String) throws -> [Float]? {
+        let host = Repository.root.appendingPathComponent(".cache/goldens/\(file)")
+        guard Repository.goldens("goldens").standardizedFileURL != host.deletingLastPathComponent().standardizedFileURL,
+              FileManager.default.fileExists(atPath: host.path) else { return nil }
+        let archive = try TaskBundle(path: host.path)
+        guard let member = archive.members.first(where: { $0.path == "spread.json.npy" }) else { return nil }
+        let values = try JSONSerialization.jsonObject(with: Data(try NumPyArray(npy: member.bytes).bytes)) as? [Double]
+        return values?.map(Float.init)
     }
 
     /// Worst error of `ours` against `reference`, relative to max(1, |reference|).

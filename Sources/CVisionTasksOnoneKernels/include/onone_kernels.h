@@ -94,7 +94,8 @@ void vt_onone_quantized_patches(const void *source, int isSigned, int zeroPoint,
 /// Requantizes `rows` rows of `columns` exact products (doubles holding integers, from dgemm) plus `bias[c]` into
 /// uint8 or int8 outputs, `outputStride` elements a row.
 void vt_onone_requantize_rows(const double *products, int rows, int columns, const int *bias, const float *scales,
-                              float lower, float upper, int zeroPoint, int isSigned, void *out, ptrdiff_t outputStride);
+                              float lower, float upper, int zeroPoint, int isSigned, void *out, ptrdiff_t outputStride,
+                              int roundsHalfUp);
 
 /// One output row of a quantized depthwise convolution of channel multiplier 1 (Engine's
 /// `QuantizedDepthwiseConv2DKernel`), the same bytes: per channel the int32 bias plus Σ (input − zero point) × weight
@@ -105,6 +106,6 @@ void vt_onone_quantized_depthwise_row(const void *tapRows, int isSigned, ptrdiff
                                       int endTapRow, int outputWidth, int inputWidth, int channels, int filterWidth,
                                       int strideX, int dilationX, int padLeft, int zeroPoint, const int *weights,
                                       const int *bias, const float *scales, float lower, float upper,
-                                      int outputZeroPoint, void *out);
+                                      int outputZeroPoint, void *out, int roundsHalfUp);
 
 #endif

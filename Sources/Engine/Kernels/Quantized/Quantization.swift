@@ -81,22 +81,66 @@ struct Quantization: Sendable, Equatable {
 /// the accumulator converted to float, multiplied by the float scale, clamped to the activation's bounds less the
 /// zero point, rounded half to even, the zero point added. TFLite's reference kernels use a fixed-point multiplier
 /// and a rounding shift instead and land up to 1 LSB away per operator.
+///
+/// Except on arm64 for uint8 convolutions, depthwise convolutions and fully connected layers, and quantized MUL
+/// (``roundsHalfUp``): there XNNPACK, so LiteRT, requantizes them with its "rndnu" kernels (src/configs/gemm-config.c,
+/// dwconv-config.c, binary-elementwise-config.c):
+/// the exact product of the accumulator and the scale rounded half up, which can land 1 away from the float product
+/// rounded half to even (int8 layers take "fp32" there too).
 struct Requantization: Sendable {
     let zeroPoint: Int32
     /// The output bounds less the zero point, as floats: clamping before rounding equals clamping after, since the
     /// bounds are integers.
     let lower: Float
     let upper: Float
+    /// XNNPACK's "rndnu" arithmetic (``roundedHalfUp(_:scale:)``) instead of "fp32".
+    let roundsHalfUp: Bool
 
-    init(output: Quantization, bounds: ClosedRange<Int32>) {
+    init(output: Quantization, bounds: ClosedRange<Int32>, roundsHalfUp: Bool = false) {
         zeroPoint = output.zeroPoint
         lower = Float(bounds.lowerBound - output.zeroPoint)
         upper = Float(bounds.upperBound - output.zeroPoint)
+        self.roundsHalfUp = roundsHalfUp
+    }
+
+    /// Whether LiteRT requantizes a convolution's, depthwise convolution's or fully connected layer's output with
+    /// "rndnu" on this architecture: uint8 ones on arm64.
+    static func roundsHalfUp(signed: Bool) -> Bool {
+        #if arch(arm64)
+        return !signed
+        #else
+        return false
+        #endif
+    }
+
+    /// Whether LiteRT requantizes a quantized MUL with "rndnu" on this architecture: on arm64, both types
+    /// (XNNPACK's `q[su]8_vmul_minmax_rndnu` kernels, binary-elementwise-config.c).
+    static var multiplyRoundsHalfUp: Bool {
+        #if arch(arm64)
+        return true
+        #else
+        return false
+        #endif
     }
 
     @inline(__always) func callAsFunction(_ accumulator: Int32, scale: Float) -> Int32 {
+        if roundsHalfUp {
+            let rounded = Self.roundedHalfUp(accumulator, scale: scale)
+            return Int32(min(max(rounded, Int64(lower)), Int64(upper))) &+ zeroPoint
+        }
         let scaled = min(max(Float(accumulator) * scale, lower), upper)
         return Int32(saturating: scaled.rounded(.toNearestOrEven)) &+ zeroPoint
+    }
+
+    /// accumulator × scale, rounded half up, exactly: the scale's 24-bit significand times the accumulator (at most
+    /// 55 bits) shifted right by its exponent with half added first — XNNPACK's `xnn_qu8_requantize_rndnu` (its NEON
+    /// kernels' doubling high multiply and rounding shift give the same integer). A file's extreme scale (XNNPACK
+    /// asserts 2^-32 ≤ scale < 256) has its shift kept in range, a wrong value and never a trap.
+    @inline(__always) static func roundedHalfUp(_ accumulator: Int32, scale: Float) -> Int64 {
+        let bits = scale.bitPattern
+        let significand = Int64((bits & 0x7F_FFFF) | 0x80_0000)
+        let shift = min(max(150 - Int64((bits >> 23) & 0xFF), 1), 62)
+        return (Int64(accumulator) &* significand &+ (1 &<< (shift &- 1))) &>> shift
     }
 
     @inline(__always) func callAsFunction(_ scaled: Float) -> Int32 {

@@ -2,8 +2,9 @@ import VisionTasksModelFormat
 
 /// QUANTIZE: float32 to uint8/int8, or uint8/int8 to another scale, zero point or type — on the path LiteRT takes:
 ///
-/// - From float (XNNPACK): x × (1 / scale) in float, capped at 32767 (NaN too), rounded half to even, saturated to
-///   int16, zero point added, saturated to int16 and to the type.
+/// - From float (XNNPACK): x × (1 / scale) in float, capped at 32767 (NaN too on x86; NaN is 0 on arm64, as LiteRT's
+///   kernels there convert it), rounded half to even, saturated to int16, zero point added, saturated to int16 and to
+///   the type.
 /// - Same type, input scale / output scale (float) in [1/256, 128] (XNNPACK): the ratio as an 8-bit-fraction
 ///   multiplier, ((x − zero point) × m + 128) >> 8, plus the output zero point, saturated.
 /// - Otherwise (uint8 ↔ int8 always; LiteRT's builtin `Requantize`): TFLite's ``FixedPointMultiplier`` of the double
@@ -74,7 +75,11 @@ struct QuantizeKernel: Kernel {
             let x = memory.floats(input)
             for i in 0..<count {
                 let scaled = x[i] * inverseScale
+                #if arch(arm64)
+                let capped = scaled.isNaN ? 0 : min(scaled, 32767)
+                #else
                 let capped = scaled < 32767 ? scaled : 32767
+                #endif
                 let rounded = capped.rounded(.toNearestOrEven)
                 let wide = rounded >= -32768 ? Int32(rounded) : -32768
                 store(i, min(max(wide + out.zeroPoint, -32768), 32767))

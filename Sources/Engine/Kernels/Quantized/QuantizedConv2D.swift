@@ -279,6 +279,7 @@ struct QuantizedLayer {
         scales = filterScales.map { inputScale * $0 / outputScale }
         guard let bounds = output.bounds(activation) else { throw context.unsupported("fused \(activation) on a quantized output") }
         guard bounds.lowerBound <= bounds.upperBound else { throw context.fail("empty output range \(bounds)") }
-        requantization = Requantization(output: output, bounds: bounds)
+        requantization = Requantization(output: output, bounds: bounds,
+                                        roundsHalfUp: Requantization.roundsHalfUp(signed: output.range.lowerBound < 0))
     }
 }

@@ -189,7 +189,7 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
                                 Int32(k.x.input), Int32(channels), Int32(k.x.filter), Int32(k.x.stride), Int32(k.x.dilation),
                                 Int32(k.x.padBefore), k.inputZeroPoint, weights.baseAddress, bias.baseAddress, scales.baseAddress,
                                 requantization.lower, requantization.upper, requantization.zeroPoint,
-                                destination + oy &* k.x.output &* channels)
+                                destination + oy &* k.x.output &* channels, requantization.roundsHalfUp ? 1 : 0)
                         }
                     }
                 }

@@ -163,15 +163,23 @@ struct RequantizedStore<Output: QuantizedElement> {
     let lower: SIMD8<Float>
     let upper: SIMD8<Float>
     let zeroPoint: SIMD8<Int32>
+    let requantization: Requantization
 
     init(_ requantization: Requantization) {
         lower = SIMD8(repeating: requantization.lower)
         upper = SIMD8(repeating: requantization.upper)
         zeroPoint = SIMD8(repeating: requantization.zeroPoint)
+        self.requantization = requantization
     }
 
-    /// float × scale, clamped, rounded half to even, zero point added — ``Requantization`` on 8 lanes.
+    /// float × scale, clamped, rounded half to even, zero point added — ``Requantization`` on 8 lanes (lane by lane
+    /// where it rounds half up).
     @inline(__always) func callAsFunction(_ accumulator: SIMD8<Int32>, _ scale: SIMD8<Float>) -> SIMD8<Int32> {
+        if requantization.roundsHalfUp {
+            var result = SIMD8<Int32>()
+            for lane in 0..<8 { result[lane] = requantization(accumulator[lane], scale: scale[lane]) }
+            return result
+        }
         let scaled = accumulator.floats * scale
         var clamped = scaled
         // Select per lane in x86's max/min operand order: one vmaxps and one vminps (see ActivationClamp).
@@ -184,6 +192,9 @@ struct RequantizedStore<Output: QuantizedElement> {
 
     /// ``Requantization`` on 16 lanes (one zmm register in the AVX-512 tiers), lane for lane as on 8.
     @inline(__always) func callAsFunction(_ accumulator: SIMD16<Int32>, _ scale: SIMD16<Float>) -> SIMD16<Int32> {
+        if requantization.roundsHalfUp {
+            return SIMD16(lowHalf: self(accumulator.lowHalf, scale.lowHalf), highHalf: self(accumulator.highHalf, scale.highHalf))
+        }
         let lower = SIMD16(lowHalf: self.lower, highHalf: self.lower), upper = SIMD16(lowHalf: self.upper, highHalf: self.upper)
         let scaled = accumulator.floats * scale
         var clamped = scaled

@@ -2,7 +2,8 @@ import VisionTasksModelFormat
 
 /// MUL on uint8 or int8, with NumPy broadcasting: the product of the inputs less their zero points, requantized
 /// with (a scale × b scale) / output scale in float — XNNPACK's fp32 requantization when that ratio lies in
-/// [1/65536, 256), else LiteRT's builtin kernel, which takes the same float ratio through ``FixedPointMultiplier``.
+/// [1/65536, 256) (its "rndnu" on arm64, uint8 and int8 alike: ``Requantization/roundsHalfUp``), else LiteRT's builtin
+/// kernel, which takes the same float ratio through ``FixedPointMultiplier``.
 struct QuantizedMultiplyKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -35,7 +36,7 @@ struct QuantizedMultiplyKernel: Kernel {
         aZeroPoint = qa.zeroPoint
         bZeroPoint = qb.zeroPoint
         scale = qa.scale * qb.scale / out.scale
-        requantization = Requantization(output: out, bounds: bounds)
+        requantization = Requantization(output: out, bounds: bounds, roundsHalfUp: Requantization.multiplyRoundsHalfUp)
         builtin = (Float(1) / 65536 ..< 256).contains(scale) ? nil : FixedPointMultiplier(Double(scale))
         builtinRange = builtinBounds
     }

@@ -43,7 +43,8 @@ struct QuantizedOnoneProduct: Sendable {
         bias.withUnsafeBufferPointer { bias in
             scales.withUnsafeBufferPointer { scales in
                 vt_onone_requantize_rows(products, Int32(rows), Int32(columns), bias.baseAddress, scales.baseAddress,
-                                         requantization.lower, requantization.upper, requantization.zeroPoint, signed ? 1 : 0, c, ldc)
+                                         requantization.lower, requantization.upper, requantization.zeroPoint, signed ? 1 : 0, c, ldc,
+                                         requantization.roundsHalfUp ? 1 : 0)
             }
         }
     }

@@ -4,8 +4,9 @@ import VisionTasksModelFormat
 /// SOFTMAX on uint8 or int8 along the last axis. XNNPACK does not take it, so LiteRT runs its builtin kernel, and
 /// that is the arithmetic here: a table of exp(−input scale × β × d) for every distance d of a stored value below
 /// the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale), then for
-/// uint8 truncated after adding ½ — the output zero point ignored, as TFLite's uint8 kernel does (converters give
-/// softmax outputs zero point 0) — and for int8 rounded half away from zero plus the zero point; saturated.
+/// uint8 truncated after adding ½ — the output zero point ignored, as TFLite's uint8 kernel does on x86 (converters
+/// give softmax outputs zero point 0; LiteRT's arm64 build adds it, and so do we there) — and for int8 rounded half
+/// away from zero plus the zero point; saturated.
 struct QuantizedSoftmaxKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -17,6 +18,8 @@ struct QuantizedSoftmaxKernel: Kernel {
     let table: [Float]
     let outputScale: Float
     let outputZeroPoint: Int32
+    /// What a uint8 output adds: LiteRT's x86 build ignores the zero point, its arm64 build adds it.
+    let uint8ZeroPoint: Int32
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .softmax(beta) = context.options else { throw context.fail("missing SoftmaxOptions") }
@@ -34,6 +37,11 @@ struct QuantizedSoftmaxKernel: Kernel {
         table = (0...255).map { d in expf(scale * Float(255 - d)) }
         outputScale = out.scale
         outputZeroPoint = out.zeroPoint
+        #if arch(arm64)
+        uint8ZeroPoint = out.zeroPoint
+        #else
+        uint8ZeroPoint = 0
+        #endif
     }
 
     func run(_ memory: TensorMemory) {
@@ -55,7 +63,7 @@ struct QuantizedSoftmaxKernel: Kernel {
                 let inverse = 1 / (sum * outputScale)
                 for j in 0..<depth {
                     let p = base[Int(row[j])] * inverse
-                    let value = Element.isSigned ? Int32(saturating: p.rounded()) &+ outputZeroPoint : Int32(saturating: p + 0.5)
+                    let value = Element.isSigned ? Int32(saturating: p.rounded()) &+ outputZeroPoint : Int32(saturating: p + 0.5) &+ uint8ZeroPoint
                     out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
                 }
             }
