@@ -19,8 +19,8 @@ public var quadsTakeSignedBytes: Bool {
 
 extension SIMD16 where Scalar == Int32 {
     /// `self += Σ quads`: bytes 4i … 4i+3 of `a` (unsigned on x86, signed on arm64: ``quadsTakeSignedBytes``) and `b`
-    /// (signed) multiplied and the four products added into lane i — AVX-512 VNNI's `vpdpbusd`, ARMv8.2's `sdot`, 64 int8 multiply-adds an instruction against `vpmaddwd`'s 16 on
-    /// int16 pairs (``SIMD8/accumulatePairs(_:_:)``). Exact: the int32 sums wrap rather than saturate, as the
+    /// (signed) multiplied and the four products added into lane i — AVX-512 VNNI's `vpdpbusd`, 64 int8 multiply-adds
+    /// an instruction against `vpmaddwd`'s 16 on int16 pairs (``SIMD8/accumulatePairs(_:_:)``), or ARMv8.2's `sdot`. Exact: the int32 sums wrap rather than saturate, as the
     /// instruction does (`vpdpbusds` would saturate), so a sum that ends inside int32 is exact however it is grouped.
     ///
     /// In a VNNI build (`VISION_TASKS_CPU=znver4`, `icelake-server`, …) the instruction, through Clang's intrinsic; in

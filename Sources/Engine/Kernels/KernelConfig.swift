@@ -132,8 +132,9 @@ public struct KernelConfig: Sendable, Equatable {
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take
     /// 18 of AVX2's 16 registers as SIMD16; only the VNNI and NEON dot-product tiers multiply quads, which without
-    /// `vpdpbusd` or `sdot` is emulated and slower than pairs. Every choice still computes the same numbers anywhere, so any property may be set to the
-    /// other value (the tests run the AVX-512 tiers' choices on an AVX2 host that way).
+    /// `vpdpbusd` or `sdot` is emulated and slower than pairs. Every choice computes the same numbers on any CPU of an
+    /// architecture (arm64's quantized ones follow LiteRT's arm64 arithmetic: `Requantization`), so any property may
+    /// be set to the other value (the tests run the AVX-512 tiers' choices on an AVX2 host that way).
     public init(tier: Tier) {
         self.tier = tier
         let avx512 = tier == .avx512 || tier == .avx512VNNI
