@@ -93,14 +93,22 @@ struct Requantization: Sendable {
     /// bounds are integers.
     let lower: Float
     let upper: Float
-    /// XNNPACK's "rndnu" arithmetic (``roundedHalfUp(_:scale:)``) instead of "fp32".
-    let roundsHalfUp: Bool
+    private let halfUp: Bool
+    /// XNNPACK's "rndnu" arithmetic (``roundedHalfUp(_:scale:)``) instead of "fp32". A constant false off arm64, so
+    /// that x86's requantizing stores carry no branch for it.
+    var roundsHalfUp: Bool {
+        #if arch(arm64)
+        return halfUp
+        #else
+        return false
+        #endif
+    }
 
     init(output: Quantization, bounds: ClosedRange<Int32>, roundsHalfUp: Bool = false) {
         zeroPoint = output.zeroPoint
         lower = Float(bounds.lowerBound - output.zeroPoint)
         upper = Float(bounds.upperBound - output.zeroPoint)
-        self.roundsHalfUp = roundsHalfUp
+        halfUp = roundsHalfUp
     }
 
     /// Whether LiteRT requantizes a convolution's, depthwise convolution's or fully connected layer's output with
