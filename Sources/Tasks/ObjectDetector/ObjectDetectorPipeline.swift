@@ -92,10 +92,8 @@ final class ObjectDetectorPipeline: TaskPipeline {
             let width = boxes[4 * i + boxOrder.xMax] - xMin, height = boxes[4 * i + boxOrder.yMax] - yMin
             guard !(width < 0), !(height < 0), !width.isNaN, !height.isNaN else { continue }
             let projected = projection.box(xMin: xMin, yMin: yMin, width: width, height: height)
-            let pixels = CGRect(x: Self.bounded(projected.xMin * Float(image.width), image.width),
-                                y: Self.bounded(projected.yMin * Float(image.height), image.height),
-                                width: Self.bounded(projected.width * Float(image.width), image.width),
-                                height: Self.bounded(projected.height * Float(image.height), image.height))
+            let pixels = PixelBoundingBox.rect(xMin: projected.xMin, yMin: projected.yMin, width: projected.width,
+                                               height: projected.height, imageWidth: image.width, imageHeight: image.height)
             // MediaPipe reports a labelled class with index −1 (its label id cleared once a label is found).
             var category = selection.category(label, score: scores[i])
             if category.categoryName != nil { category.index = -1 }
@@ -108,12 +106,5 @@ final class ObjectDetectorPipeline: TaskPipeline {
             }
         }
         return ObjectDetectorResult(detections: detections, timestampInMilliseconds: timestampMilliseconds ?? 0)
-    }
-
-    /// C++'s float-to-int truncation, then clamped to [0, upper].
-    static func bounded(_ value: Float, _ upper: Int) -> Int {
-        guard value.isFinite else { return value > 0 ? upper : 0 }
-        let truncated = value >= Float(Int32.max) ? Int(Int32.max) : (value <= Float(Int32.min) ? Int(Int32.min) : Int(value))
-        return max(min(truncated, upper), 0)
     }
 }
