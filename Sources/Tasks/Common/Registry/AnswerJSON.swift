@@ -1,0 +1,40 @@
+import Foundation
+
+/// The pieces of MediaPipe's reference JSON that registered tasks' results share (the schema of MediaPipe's Python
+/// results, field for field, as `VisionTasksResultJSON` writes the first six tasks').
+package enum AnswerJSON {
+    /// A category; a missing name is null, as MediaPipe's Python results give it.
+    package static func category(_ c: Category) -> [String: Any] {
+        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
+    }
+
+    /// A detection: its pixel box, categories and normalized keypoints (absent when the model has none).
+    package static func detection(_ d: Detection) -> [String: Any] {
+        let box = d.boundingBox
+        var out: [String: Any] = [
+            "boundingBox": ["originX": pixel(box.minX), "originY": pixel(box.minY), "width": pixel(box.width), "height": pixel(box.height)],
+            "categories": d.categories.map(category),
+        ]
+        if let keypoints = d.keypoints {
+            out["keypoints"] = keypoints.map { k -> [String: Any] in
+                ["x": Double(k.location.x), "y": Double(k.location.y), "label": k.label ?? NSNull(), "score": Double(k.score)]
+            }
+        }
+        return out
+    }
+
+    /// A pixel coordinate as an integer; a hostile model's NaN or huge value as null (`Int(_:)` would trap).
+    private static func pixel(_ value: CGFloat) -> Any {
+        let v = Double(value)
+        guard v.isFinite, abs(v) < 1e9 else { return NSNull() }
+        return Int(v.rounded(.towardZero))
+    }
+
+    /// The marks of detections: each box labelled with its best category and score, and its keypoints.
+    package static func marks(_ detections: [Detection]) -> [TaskMark] {
+        detections.flatMap { d -> [TaskMark] in
+            let best = d.categories.first.map { String(format: "%@ %.2f", $0.categoryName ?? "\($0.index)", $0.score) } ?? ""
+            return [.box(d.boundingBox, label: best)] + (d.keypoints ?? []).map { .normalizedPoint(x: Double($0.location.x), y: Double($0.location.y)) }
+        }
+    }
+}
