@@ -11,6 +11,9 @@ enum KernelRegistry {
     static let customOperators: [String: Factory] = [
         "Convolution2DTransposeBias": { context throws(EngineError) in try TransposeConvolutionBiasKernel(context) },
         "TFLite_Detection_PostProcess": { context throws(EngineError) in try DetectionPostProcessKernel(context) },
+        // MediaPipe's hair segmentation model (and the interactive segmenter's stand-in, the same network).
+        "MaxPoolingWithArgmax2D": { context throws(EngineError) in try MaxPoolingWithArgmaxKernel(context) },
+        "MaxUnpooling2D": { context throws(EngineError) in try MaxUnpoolingKernel(context) },
     ]
 
     static func make(_ context: OperatorContext, code: OperatorCode) throws(EngineError) -> any Kernel {

@@ -69,6 +69,15 @@ public struct SubgraphMetadata: Sendable, Equatable {
     public var associatedFiles: [AssociatedFile]
     public var inputProcessUnits: [ProcessUnit]
     public var outputProcessUnits: [ProcessUnit]
+    /// Task-specific metadata by name (MediaPipe's segmenter reads its activation from `SEGMENTER_METADATA`).
+    public var customMetadata: [CustomMetadata] = []
+}
+
+/// A named blob of task-specific metadata (metadata `CustomMetadata`): its bytes are a flatbuffer of the task's own
+/// schema.
+public struct CustomMetadata: Sendable, Equatable {
+    public var name: String
+    public var data: [UInt8]
 }
 
 /// TFLite model metadata (the `TFLITE_METADATA` buffer, a flatbuffer of tflite-support's `metadata_schema.fbs`).
@@ -191,7 +200,10 @@ public struct ModelMetadata: Sendable, Equatable {
             outputTensors: outputs,
             associatedFiles: try files(t, 4),
             inputProcessUnits: try processUnits(t, 5, "input_process_units"),
-            outputProcessUnits: try processUnits(t, 6, "output_process_units"))
+            outputProcessUnits: try processUnits(t, 6, "output_process_units"),
+            customMetadata: try t.tables(9, "custom_metadata").map { (entry) throws(FormatError) in
+                CustomMetadata(name: try entry.string(0, "name") ?? "", data: try entry.bytes(1, "data")?.bytes ?? [])
+            })
     }
 }
 
@@ -226,5 +238,26 @@ extension TFLiteModel {
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines
+    }
+}
+
+/// The activation MediaPipe's image segmenter applies to a model's output (`Activation` of its
+/// `image_segmenter_metadata_schema.fbs`).
+public enum SegmenterActivation: Int8, Sendable, Equatable {
+    case none = 0, sigmoid = 1, softmax = 2
+}
+
+extension CustomMetadata {
+    /// The name MediaPipe's segmenter looks for (`kSegmentationMetadataName`).
+    public static let segmenterName = "SEGMENTER_METADATA"
+
+    /// The activation of MediaPipe's `ImageSegmenterOptions` flatbuffer (file identifier `V001`) these bytes hold;
+    /// nil when the value is not one MediaPipe knows (it refuses such a model).
+    public func segmenterActivation() throws(FormatError) -> SegmenterActivation? {
+        let bytes = ByteStorage(copying: data).slice
+        let root = try FlatBufferTable.root(of: bytes, identifier: nil, budget: DecodeBudget(bytes: bytes.count),
+                                            what: "segmenter metadata")
+        let raw: Int8 = try root.scalar(0, default: 0, "activation")
+        return SegmenterActivation(rawValue: raw)
     }
 }

@@ -3,6 +3,8 @@
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
         FaceDetector.registration,
+        ImageSegmenter.registration,
+        InteractiveSegmenter.registration,
     ]
 
     package static func task(named name: String) -> TaskDescription? {

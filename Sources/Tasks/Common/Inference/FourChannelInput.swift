@@ -1,0 +1,154 @@
+import Foundation
+
+/// MediaPipe's legacy preprocessing for segmentation models that take four channels (the hair model, the interactive
+/// segmenter): `image_segmenter_graph.cc` sends them through ImageTransformationCalculator and
+/// TensorConverterCalculator instead of ImageToTensorCalculator, so that the whole RGBA buffer is stretched to the
+/// model's size with OpenCV's `resize` — `INTER_AREA` when both sides shrink, `INTER_LINEAR` otherwise — and each byte
+/// is mapped linearly to the model's range. No region and no rotation reaches this path (its NORM_RECT is unused):
+/// the buffer is taken as stored, whatever the image's orientation. Our own code because the bytes must be OpenCV's
+/// (its fixed-point bilinear arithmetic and its area weights); Debian's OpenCV is not a dependency of the library.
+enum FourChannelInput {
+    /// Stretches `rgba` (`width × height`, four bytes a pixel) to the tensor's size and writes it as floats:
+    /// `byte × (range.upper − range.lower) / 255 + range.lower` (TensorConverterCalculator's `NormalizeUInt8Image`).
+    static func write(rgba: [UInt8], width: Int, height: Int, into tensor: UnsafeMutableBufferPointer<Float>,
+                      tensorWidth: Int, tensorHeight: Int, range: (lower: Float, upper: Float)) {
+        let resized = OpenCVResize.rgba(rgba, width: width, height: height, toWidth: tensorWidth, toHeight: tensorHeight)
+        let scale = (range.upper - range.lower) / 255, bias = range.lower
+        for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+    }
+}
+
+extension OpenCVResize {
+    /// OpenCV's fixed-point bilinear coefficients: `INTER_RESIZE_COEF_BITS` = 11.
+    static let coefficientScale: Float = 2048
+
+    /// ImageTransformationCalculator's CPU resize of four-channel bytes (STRETCH, LINEAR mode): `INTER_AREA` when the
+    /// output is smaller on both sides, else `INTER_LINEAR` (which OpenCV itself turns into `INTER_AREA` for an exact
+    /// halving).
+    static func rgba(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+        if width == toWidth && height == toHeight { return source }
+        if (width > toWidth && height > toHeight) || (width == 2 * toWidth && height == 2 * toHeight) {
+            return area(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight)
+        }
+        return linear(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight)
+    }
+
+    /// `INTER_LINEAR` on 8-bit pixels: 11-bit weights, each source row resized horizontally into integers, then the
+    /// two rows blended as OpenCV's SIMD loop does (`VResizeLinearVec_32s8u`: `((S0 >> 4) · b0 >> 16) + ((S1 >> 4) · b1
+    /// >> 16)`, rounded by two bits), which every output of a row whose width is a multiple of the vector takes.
+    static func linear(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+        let cn = 4
+        let columns = LinearAxis(source: width, destination: toWidth, clampsFraction: true)
+        let rows = LinearAxis(source: height, destination: toHeight, clampsFraction: false)
+        func fixed(_ value: Float) -> Int32 { Int32((value * coefficientScale).rounded(.toNearestOrEven)) }
+        let alpha0 = columns.weight.map { fixed(1 - $0) }, alpha1 = columns.weight.map { fixed($0) }
+        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
+        var row0 = [Int32](repeating: 0, count: toWidth * cn), row1 = row0
+        func horizontal(_ y: Int, into row: inout [Int32]) {
+            let line = y * width * cn
+            for x in 0..<toWidth {
+                let s = columns.index[x]
+                for c in 0..<cn {
+                    let left = Int32(source[line + s * cn + c])
+                    row[x * cn + c] = s + 1 < width
+                        ? left * alpha0[x] + Int32(source[line + (s + 1) * cn + c]) * alpha1[x]
+                        : left * Int32(coefficientScale)
+                }
+            }
+        }
+        for y in 0..<toHeight {
+            let s = rows.index[y], f = rows.weight[y]
+            horizontal(min(max(s, 0), height - 1), into: &row0)
+            horizontal(min(max(s + 1, 0), height - 1), into: &row1)
+            let b0 = fixed(1 - f), b1 = fixed(f)
+            let line = y * toWidth * cn
+            for i in 0..<(toWidth * cn) {
+                let top = (Int32(Int16(clamping: row0[i] >> 4)) * b0) >> 16
+                let bottom = (Int32(Int16(clamping: row1[i] >> 4)) * b1) >> 16
+                output[line + i] = UInt8(clamping: (top + bottom + 2) >> 2)
+            }
+        }
+        return output
+    }
+
+    /// One output position's share of the source positions along one axis (OpenCV's `computeResizeAreaTab`).
+    struct AreaWeight {
+        let destination: Int
+        let source: Int
+        let weight: Float
+    }
+
+    static func areaTable(source: Int, destination: Int, scale: Double) -> [AreaWeight] {
+        var table: [AreaWeight] = []
+        for d in 0..<destination {
+            let fs1 = Double(d) * scale, fs2 = fs1 + scale
+            let cellWidth = min(scale, Double(source) - fs1)
+            var s1 = Int(fs1.rounded(.up)), s2 = Int(fs2.rounded(.down))
+            s2 = min(s2, source - 1)
+            s1 = min(s1, s2)
+            if Double(s1) - fs1 > 1e-3 {
+                table.append(AreaWeight(destination: d, source: s1 - 1, weight: Float((Double(s1) - fs1) / cellWidth)))
+            }
+            for s in s1..<max(s1, s2) {
+                table.append(AreaWeight(destination: d, source: s, weight: Float(1.0 / cellWidth)))
+            }
+            if fs2 - Double(s2) > 1e-3 {
+                table.append(AreaWeight(destination: d, source: s2, weight: Float(min(min(fs2 - Double(s2), 1), cellWidth) / cellWidth)))
+            }
+        }
+        return table
+    }
+
+    /// `INTER_AREA` on 8-bit pixels: the integer-ratio shortcut (`resizeAreaFast`) or the general float-weighted
+    /// average (`resizeArea_<uchar, float>`), rounded to nearest, ties to even.
+    static func area(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+        let cn = 4
+        let scaleX = 1.0 / (Double(toWidth) / Double(width)), scaleY = 1.0 / (Double(toHeight) / Double(height))
+        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
+        let integerX = Int(scaleX.rounded()), integerY = Int(scaleY.rounded())
+        if abs(scaleX - Double(integerX)) < .ulpOfOne && abs(scaleY - Double(integerY)) < .ulpOfOne {
+            let area = integerX * integerY
+            let inverse = 1 / Float(area)
+            for y in 0..<toHeight {
+                for x in 0..<toWidth {
+                    for c in 0..<cn {
+                        var sum = 0
+                        for dy in 0..<integerY {
+                            for dx in 0..<integerX { sum += Int(source[((y * integerY + dy) * width + x * integerX + dx) * cn + c]) }
+                        }
+                        // The SIMD halving rounds up at .5; the general loop multiplies by 1/area and rounds to even.
+                        output[(y * toWidth + x) * cn + c] = area == 4
+                            ? UInt8((sum + 2) >> 2) : UInt8(clamping: Int((Float(sum) * inverse).rounded(.toNearestOrEven)))
+                    }
+                }
+            }
+            return output
+        }
+        let columns = areaTable(source: width, destination: toWidth, scale: scaleX)
+        let rows = areaTable(source: height, destination: toHeight, scale: scaleY)
+        var buffer = [Float](repeating: 0, count: toWidth * cn), sum = buffer
+        var current = rows.first?.destination ?? 0
+        func flush(_ y: Int) {
+            for i in 0..<(toWidth * cn) {
+                output[y * toWidth * cn + i] = UInt8(clamping: Int(sum[i].rounded(.toNearestOrEven)))
+                sum[i] = 0
+            }
+        }
+        for row in rows {
+            for i in buffer.indices { buffer[i] = 0 }
+            let line = row.source * width * cn
+            for column in columns {
+                for c in 0..<cn {
+                    buffer[column.destination * cn + c] += Float(source[line + column.source * cn + c]) * column.weight
+                }
+            }
+            if row.destination != current {
+                flush(current)
+                current = row.destination
+            }
+            for i in buffer.indices { sum[i] += row.weight * buffer[i] }
+        }
+        flush(current)
+        return output
+    }
+}

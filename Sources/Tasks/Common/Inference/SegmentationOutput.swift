@@ -1,0 +1,181 @@
+import Foundation
+import VisionTasksModelFormat
+
+/// A segmentation model's output at the model's size (`height × width × channels`, channels last), made into masks at
+/// the image's size as MediaPipe's TensorsToSegmentationCalculator does on CPU. Unlike the pose landmarker's mask
+/// (``MaskProjection``, an inverse warp onto the image), the segmenter's masks are plain resizes of the model's
+/// output to the output size, whatever part of the image or rotation the model saw:
+/// - confidence masks: the activation per pixel at the model's size, then OpenCV's `resize` with `INTER_LINEAR`
+///   (half-pixel centres, edges clamped) to the output size;
+/// - the category mask: MediaPipe's own align-corners bilinear interpolation of the raw output at each output pixel,
+///   then the sigmoid when the model's activation is one, then `> 0.5 ? 0 : 255` for a one-channel model (0 on the
+///   foreground, 255 elsewhere: MediaPipe's single-class convention) or the first channel of the largest value.
+struct SegmentationOutput: Sendable {
+    let values: [Float]
+    let width: Int
+    let height: Int
+    let channels: Int
+    let activation: SegmenterActivation
+
+    /// One float mask per channel, `outputWidth × outputHeight`.
+    func confidenceMasks(outputWidth: Int, outputHeight: Int) -> [Mask] {
+        let planes = activatedPlanes()
+        return planes.map { plane in
+            Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<Float>) in
+                plane.withUnsafeBufferPointer { source in
+                    OpenCVResize.linear(source, width: width, height: height, into: output, width: outputWidth, height: outputHeight)
+                }
+            }
+        }
+    }
+
+    /// The activation of every pixel (TensorsToSegmentation's `ProcessForConfidenceMaskCpu`), one plane per channel.
+    private func activatedPlanes() -> [[Float]] {
+        let count = width * height
+        var planes = [[Float]](repeating: [Float](repeating: 0, count: count), count: channels)
+        var activated = [Float](repeating: 0, count: channels)
+        values.withUnsafeBufferPointer { values in
+            for i in 0..<count {
+                let pixel = UnsafeBufferPointer(rebasing: values[(i * channels)..<((i + 1) * channels)])
+                switch activation {
+                case .none:
+                    for c in 0..<channels { activated[c] = pixel[c] }
+                case .sigmoid:
+                    for c in 0..<channels { activated[c] = Self.sigmoid(pixel[c]) }
+                case .softmax:
+                    Self.stableSoftmax(pixel, into: &activated)
+                }
+                for c in 0..<channels { planes[c][i] = activated[c] }
+            }
+        }
+        return planes
+    }
+
+    /// `1. / (1 + std::exp(-value))`: the exponential in float, the division in double, stored as float.
+    @inline(__always)
+    static func sigmoid(_ value: Float) -> Float {
+        Float(1.0 / Double(1 + expf(-value)))
+    }
+
+    /// MediaPipe's `StableSoftmax`, in float and in its order.
+    static func stableSoftmax(_ values: UnsafeBufferPointer<Float>, into out: inout [Float]) {
+        var largest = values[0]
+        for v in values.dropFirst() where v > largest { largest = v }
+        var denominator: Float = 0
+        for (c, v) in values.enumerated() {
+            let e = expf(v - largest)
+            denominator += e
+            out[c] = e
+        }
+        for c in 0..<values.count { out[c] /= denominator }
+    }
+
+    /// The category mask, `outputWidth × outputHeight` (TensorsToSegmentation's `ProcessForCategoryMaskCpu`).
+    func categoryMask(outputWidth: Int, outputHeight: Int) -> Mask {
+        // MediaPipe divides by `output - 1`; a one-pixel output (a division by zero there) samples the first pixel.
+        let widthScale: Float = outputWidth > 1 ? Float(width - 1) / Float(outputWidth - 1) : 0
+        let heightScale: Float = outputHeight > 1 ? Float(height - 1) / Float(outputHeight - 1) : 0
+        let (width, height, channels, activation) = (width, height, channels, activation)
+        return Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<UInt8>) in
+            values.withUnsafeBufferPointer { values in
+                var scores = [Float](repeating: 0, count: channels)
+                for y in 0..<outputHeight {
+                    let fy = Float(y) * heightScale
+                    let y0 = Int(max(fy.rounded(.down), 0)), y1 = Int(min(fy.rounded(.up), Float(height) - 1))
+                    let t0 = max(min(fy - Float(y0), 1), 0)
+                    for x in 0..<outputWidth {
+                        let fx = Float(x) * widthScale
+                        let x0 = Int(max(fx.rounded(.down), 0)), x1 = Int(min(fx.rounded(.up), Float(width) - 1))
+                        let t1 = max(min(fx - Float(x0), 1), 0)
+                        for c in 0..<channels {
+                            let v00 = values[(y0 * width + x0) * channels + c], v10 = values[(y1 * width + x0) * channels + c]
+                            let v01 = values[(y0 * width + x1) * channels + c], v11 = values[(y1 * width + x1) * channels + c]
+                            // LinearInterpolate(LinearInterpolate(v00, v10, t0), LinearInterpolate(v01, v11, t0), t1).
+                            let left = v00 + (v10 - v00) * t0, right = v01 + (v11 - v01) * t0
+                            scores[c] = left + (right - left) * t1
+                        }
+                        if activation == .sigmoid {
+                            for c in 0..<channels { scores[c] = Self.sigmoid(scores[c]) }
+                        }
+                        let category: UInt8
+                        if channels == 1 {
+                            category = scores[0] > 0.5 ? 0 : 255
+                        } else {
+                            var best = 0
+                            for c in 1..<channels where scores[c] > scores[best] { best = c }
+                            category = UInt8(truncatingIfNeeded: best)
+                        }
+                        output[y * outputWidth + x] = category
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// OpenCV's `cv::resize` as MediaPipe's CPU calculators call it, where our results must match its arithmetic.
+enum OpenCVResize {
+    /// One axis of `INTER_LINEAR`: per output position, the first source index and its weight (`1 − f`, `f`); an
+    /// index past the last source position (or a one-pixel source) reads that last position alone.
+    struct LinearAxis {
+        let index: [Int]
+        let weight: [Float]
+
+        init(source: Int, destination: Int, clampsFraction: Bool) {
+            // OpenCV: inv_scale = dsize / ssize (double), scale = 1 / inv_scale, fx = (float)((dx + 0.5)·scale − 0.5).
+            let scale = 1.0 / (Double(destination) / Double(source))
+            var index = [Int](repeating: 0, count: destination), weight = [Float](repeating: 0, count: destination)
+            for d in 0..<destination {
+                let position = Float((Double(d) + 0.5) * scale - 0.5)
+                var s = Int(position.rounded(.down))
+                var f = position - Float(s)
+                // Horizontally OpenCV clamps the fraction with the index; vertically only the rows are clamped.
+                if clampsFraction {
+                    if s < 0 { s = 0; f = 0 }
+                    if s >= source - 1 { s = source - 1; f = 0 }
+                }
+                index[d] = s
+                weight[d] = f
+            }
+            self.index = index
+            self.weight = weight
+        }
+    }
+
+    /// `cv::resize(src, dst, size, 0, 0, INTER_LINEAR)` of one float channel, in OpenCV's order: each of the two
+    /// source rows resized horizontally, then the two rows blended. An exact halving is OpenCV's `INTER_AREA`.
+    static func linear(_ source: UnsafeBufferPointer<Float>, width: Int, height: Int,
+                       into output: UnsafeMutableBufferPointer<Float>, width outputWidth: Int, height outputHeight: Int) {
+        guard width > 0, height > 0, outputWidth > 0, outputHeight > 0 else { return }
+        if outputWidth == width && outputHeight == height {
+            _ = output.update(fromContentsOf: source)
+            return
+        }
+        if width == 2 * outputWidth && height == 2 * outputHeight {
+            for y in 0..<outputHeight {
+                for x in 0..<outputWidth {
+                    let i = 2 * y * width + 2 * x
+                    output[y * outputWidth + x] = (source[i] + source[i + 1] + source[i + width] + source[i + width + 1]) * 0.25
+                }
+            }
+            return
+        }
+        let columns = LinearAxis(source: width, destination: outputWidth, clampsFraction: true)
+        let rows = LinearAxis(source: height, destination: outputHeight, clampsFraction: false)
+        var row0 = [Float](repeating: 0, count: outputWidth), row1 = row0
+        func horizontal(_ y: Int, into row: inout [Float]) {
+            let line = y * width
+            for x in 0..<outputWidth {
+                let s = columns.index[x], f = columns.weight[x]
+                row[x] = s + 1 < width ? source[line + s] * (1 - f) + source[line + s + 1] * f : source[line + s]
+            }
+        }
+        for y in 0..<outputHeight {
+            let s = rows.index[y], f = rows.weight[y]
+            horizontal(min(max(s, 0), height - 1), into: &row0)
+            horizontal(min(max(s + 1, 0), height - 1), into: &row1)
+            let b0 = 1 - f, line = y * outputWidth
+            for x in 0..<outputWidth { output[line + x] = row0[x] * b0 + row1[x] * f }
+        }
+    }
+}

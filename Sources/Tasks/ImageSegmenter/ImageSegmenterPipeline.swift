@@ -1,0 +1,27 @@
+import VisionTasksModelFormat
+
+/// MediaPipe's ImageSegmenterGraph, one image at a time (``SegmenterModel``). Nothing is carried from frame to frame
+/// — the hair model's previous-mask channel is zeroed in every mode, as MediaPipe zeroes it — so video and
+/// live-stream results are image mode's, frame by frame.
+final class ImageSegmenterPipeline: TaskPipeline {
+    typealias Options = ImageSegmenterOptions
+    let model: SegmenterModel
+    let options: TaskSettings<ImageSegmenterOptions.Values>
+
+    init(bundle: TaskBundle, options: TaskSettings<ImageSegmenterOptions.Values>) throws(VisionTaskError) {
+        model = try SegmenterModel(bundle: bundle, threads: options.baseOptions.numThreads,
+                                   displayNamesLocale: options.displayNamesLocale, task: "an image segmenter")
+        self.options = options
+    }
+
+    func resetVideoState() {}
+
+    var stageTimings: [NamedStageTimings] { [NamedStageTimings("segmenter", model.runner.timings)] }
+
+    func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageSegmenterResult {
+        // A four-channel model that is not the hair model takes the image's alpha as MediaPipe's SetAlpha-less path
+        // would; the hair model's channel is cleared (`is_hair_segmentation`).
+        try model.segment(image, confidenceMasks: options.shouldOutputConfidenceMasks, categoryMask: options.shouldOutputCategoryMask,
+                          fourthChannel: model.isHairModel ? .zero : .imageAlpha, timestamp: timestampMilliseconds ?? 0)
+    }
+}
