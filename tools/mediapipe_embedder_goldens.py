@@ -4,7 +4,7 @@
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_embedder_goldens.py [--shared ../shared] \
         [--mp01014 .cache/mediapipe/bin/python] [--out Tests/Fixtures/image_embedder_reference.json]
 
-Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 15 s.
+Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 5 s.
 Model: efficientnet_lite0_embedder.tflite (uint8 output [1, 1280], embedder metadata; ../shared/models/MODELS.md).
 Inputs are rebuilt from ../shared as tools/mediapipe_task_common.py says.
 

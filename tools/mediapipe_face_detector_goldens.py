@@ -5,7 +5,7 @@ Tests/Fixtures/face_detector_reference.json (issue #45).
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_face_detector_goldens.py [--shared ../shared] \
         [--mp01014 .cache/mediapipe/bin/python] [--out Tests/Fixtures/face_detector_reference.json]
 
-Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 40 s on two
+Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 13 s on two
 cores. Deterministic: the same inputs, options and CPU give the same bytes. Inputs are rebuilt from ../shared as
 tools/mediapipe_task_common.py says (photos by create_from_file, np.rot90 buffers, EXIF-tagged JPEGs, ffmpeg frames).
 

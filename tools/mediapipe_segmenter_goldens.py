@@ -6,8 +6,8 @@
         [--mp01014 .cache/mediapipe/bin/python] [--out .cache/mediapipe-goldens/segmenter] [--force]
 
 Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same cases, keeping only
-1.2.3's masks and, per case, the spread between the two. About 1.5 minutes on two cores from scratch (about 1 s when
-everything is current); about 60 MB. A case is stale when its key (SHA-256 over this tool's and
+1.2.3's masks and, per case, the spread between the two. About 20 s on two cores from scratch (about 1 s when
+everything is current); about 50 MB. A case is stale when its key (SHA-256 over this tool's and
 mediapipe_task_common.py's source, the case description, the model's and the input file's bytes) differs from the
 index's, or its .npz is missing. Without the 0.10.14 venv the masks are still made (spread null).
 
