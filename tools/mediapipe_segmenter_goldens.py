@@ -36,7 +36,9 @@ Files:
   non-square image; how masks are resized (confidence: the activated model output resized with OpenCV INTER_LINEAR
   (half-pixel centres); category: MediaPipe's own align-corners bilinear interpolation of the model output, then for a
   one-mask model `> 0.5 ? 0 : 255` (0 = the person, 255 = background), else the argmax); the hair model's 4th input
-  channel (MediaPipe feeds 0, whatever the image's alpha; checked against LiteRT when .cache/venv has it).
+  channel (MediaPipe feeds 0, whatever the image's alpha; checked against LiteRT when .cache/venv has it); the same
+  network labelled otherwise (the stand-in) in the plain Image Segmenter, where the image's alpha is the 4th channel
+  and 1.2.3 refuses an RGB image (0.10.14 runs it).
 
 Cases: selfie_segmentation.tflite (square 256x256), selfie_segmentation_landscape.tflite (256x144),
 hair_segmentation.tflite (512x512x4, softmax, labels background/hair) on four photos each, three VIDEO frames of
@@ -128,7 +130,10 @@ class Runner:
 
     def close(self):
         for t in self.tasks.values():
-            t.close()
+            try:
+                t.close()
+            except Exception:  # noqa: BLE001 (closing a failed graph re-raises its error; it was recorded)
+                pass
         self.tasks = {}
 
     def segmenter(self, case, mode):
@@ -341,6 +346,24 @@ def conventions(shared, tmp):
         got, _, _, _ = runner.segment(case, mp.Image(image_format=mp.ImageFormat.SRGBA, data=rgba), 0, None)
         alpha[str(value)] = float(max(np.abs(a - b).max() for a, b in zip(got, rgb)))
     facts["hairFourthChannel"] = {"maxAbsRGBAWithAlphaVsRGB": alpha, "liteRT": hair_litert(shared, tmp)}
+    # 5. The same network labelled background/foreground (the stand-in) in the plain Image Segmenter: the image's
+    # alpha is its 4th channel (MediaPipe zeroes it for the hair model only), and 1.2.3 refuses an RGB image.
+    case = {"id": "standin", "task": "imageSegmenter", "model": STANDIN, "kind": "image", "options": BOTH}
+    standin = {}
+    for value in (0, 255):
+        rgba = np.ascontiguousarray(np.concatenate([face, np.full(face.shape[:2] + (1,), value, np.uint8)], 2))
+        standin[value], _, _, _ = runner.segment(case, mp.Image(image_format=mp.ImageFormat.SRGBA, data=rgba), 0, None)
+    try:
+        runner.segment(case, mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(face)), 0, None)
+        rgb_answer = "runs"
+    except Exception as e:  # noqa: BLE001 (the refusal is the fact)
+        rgb_answer = f"{type(e).__name__}: {' '.join(str(e).split())[-260:]}"
+    facts["fourChannelStandinInImageSegmenter"] = {
+        "image": "face_day13.jpg + a constant alpha",
+        "maxAbsAlpha0VsAlpha255": float(f"{max(np.abs(a - b).max() for a, b in zip(standin[0], standin[255])):.3g}"),
+        "foregroundMeanAlpha0": float(f"{standin[0][1].mean():.4g}"),
+        "foregroundMeanAlpha255": float(f"{standin[255][1].mean():.4g}"),
+        "rgbImage": rgb_answer}
     runner.close()
     return facts
 
