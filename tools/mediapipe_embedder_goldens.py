@@ -38,6 +38,7 @@ The header's "spread" is the largest |1.2.3 - 0.10.14| of float embedding values
 and of similarities.
 """
 import argparse
+import base64
 import itertools
 import json
 import os
@@ -193,8 +194,8 @@ def plan(tmp):
 
 def decode(e):
     if "floatEmbedding" in e:
-        return np.frombuffer(__import__("base64").b64decode(e["floatEmbedding"]), "<f4").astype(np.float64)
-    return np.frombuffer(__import__("base64").b64decode(e["quantizedEmbedding"]), np.int8).astype(np.float64)
+        return np.frombuffer(base64.b64decode(e["floatEmbedding"]), "<f4").astype(np.float64)
+    return np.frombuffer(base64.b64decode(e["quantizedEmbedding"]), np.int8).astype(np.float64)
 
 
 def main():

@@ -46,6 +46,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -242,7 +243,6 @@ def main():
     if a.worker:
         return worker(shared)
     assert mp.__version__ == "1.2.3", "run under MediaPipe 1.2.3 (.cache/mediapipe-1.2.3/bin/python)"
-    import tempfile
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="face-detector-goldens-") as tmp:
         jobs, entries = jobs_and_entries(tmp)
