@@ -10,7 +10,7 @@ import VisionTasks
 /// with the request's `id` and the frame's index in front; the bytes after those two fields are the CLI's.
 ///
 /// Protocol (the DocC article "A video archive on a cluster", Sources/Tasks/VisionTasks.docc/ClusterWorker.md):
-/// - first line `{"ready":true,"version":…,"pid":…,"threads":…}`;
+/// - first line `{"ready":true,"version":…,"pid":…,"threads":…,"tasks":[…]}` (the task names it takes);
 /// - a request `{"id":…,"task":"pose","model":PATH,"input":PATH,"mode":"image|video","options":{…},
 ///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's content, then its extension; the segment fields are video
 ///   only);
@@ -52,7 +52,9 @@ struct WorkerCommand: ParsableCommand {
         let writer = LineWriter(descriptor: answers)
         let threads = self.threads ?? Self.threads(fromEnvironment: ProcessInfo.processInfo.environment)
         let worker = Worker(threads: threads, cacheSize: cacheSize, writer: writer)
-        writer.write(Data(#"{"ready":true,"version":"\#(Self.protocolVersion)","pid":\#(getpid()),"threads":\#(threads)}"#.utf8))
+        // The tasks it takes (the CLI's task commands and every registered task), for clients that list or check them.
+        let tasks = WorkerTask.names.map { "\"\($0)\"" }.joined(separator: ",")
+        writer.write(Data(#"{"ready":true,"version":"\#(Self.protocolVersion)","pid":\#(getpid()),"threads":\#(threads),"tasks":[\#(tasks)]}"#.utf8))
         var reader = LineReader(descriptor: STDIN_FILENO)
         while let line = reader.next() {
             switch line {
