@@ -62,6 +62,7 @@ let package = Package(
             dependencies: [
                 "VisionTasksServer",
                 .product(name: "VisionTasks", package: "swift-vision-tasks"),
+                .product(name: "VisionTasksResultJSON", package: "swift-vision-tasks"),
                 .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

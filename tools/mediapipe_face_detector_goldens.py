@@ -5,7 +5,7 @@ Tests/Fixtures/face_detector_reference.json (issue #45).
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_face_detector_goldens.py [--shared ../shared] \
         [--mp01014 .cache/mediapipe/bin/python] [--out Tests/Fixtures/face_detector_reference.json]
 
-Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 40 s on two
+Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs; about 13 s on two
 cores. Deterministic: the same inputs, options and CPU give the same bytes. Inputs are rebuilt from ../shared as
 tools/mediapipe_task_common.py says (photos by create_from_file, np.rot90 buffers, EXIF-tagged JPEGs, ffmpeg frames).
 
@@ -19,6 +19,7 @@ Sets (an entry's "set"):
   RET_CHECK on the model's box count: "raw_box_tensor->shape().dims[1] == num_boxes_"; its error is recorded).
 - "video": short range, VIDEO mode, the first VIDEO_FRAMES frames of face_head_turning.mp4, timestamps from the
   frame index and fps; image "face_head_turning.mp4#i".
+- "video-full": full range, VIDEO mode, the first VIDEO_FRAMES_FULL frames of the same clip (1.2.3 only).
 - "rotated": short range on np.rot90(upright, rot90k), k = 0..3, with rotationDegrees = 90k (MediaPipe's
   ImageProcessingOptions.rotation_degrees); width/height are the turned buffer's, and results are in its frame.
   maxKeypointDiffFromUprightMapped: largest keypoint difference from the k = 0 result mapped into the turned frame
@@ -45,6 +46,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -66,6 +68,7 @@ PHOTOS = ["face_day13.jpg", "face_group.jpg", "face_iris1.jpg", "face_landmark_e
 CHANGED_OPTIONS = {"minDetectionConfidence": 0.2, "minSuppressionThreshold": 0.6}
 CLIP = "face_head_turning.mp4"
 VIDEO_FRAMES = 60
+VIDEO_FRAMES_FULL = 30
 ROTATED = ["face_day13.jpg", "pose4.jpg"]
 EXIF = ["face_landmark_ex1.jpg"]
 PY_OPTIONS = {"minDetectionConfidence": "min_detection_confidence", "minSuppressionThreshold": "min_suppression_threshold"}
@@ -213,6 +216,8 @@ def jobs_and_entries(tmp):
                 {"kind": "image", "image": name, "model": model, "options": options})
     add({"set": "video", "model": SHORT, "runningMode": "VIDEO", "clip": CLIP, "options": {}},
         {"kind": "video", "clip": CLIP, "frames": VIDEO_FRAMES, "model": SHORT, "options": {}})
+    add({"set": "video-full", "model": FULL, "runningMode": "VIDEO", "clip": CLIP, "options": {}},
+        {"kind": "video", "clip": CLIP, "frames": VIDEO_FRAMES_FULL, "model": FULL, "options": {}})
     for name in ROTATED:
         for k in range(4):
             add({"set": "rotated", "model": SHORT, "runningMode": "IMAGE", "image": name, "options": {},
@@ -238,7 +243,6 @@ def main():
     if a.worker:
         return worker(shared)
     assert mp.__version__ == "1.2.3", "run under MediaPipe 1.2.3 (.cache/mediapipe-1.2.3/bin/python)"
-    import tempfile
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="face-detector-goldens-") as tmp:
         jobs, entries = jobs_and_entries(tmp)
@@ -253,7 +257,7 @@ def main():
     for entry, r123, r0 in zip(entries, mine, theirs["results"]):
         if "error" in r123:
             raise SystemExit(f"1.2.3 failed on {entry}: {r123['error']}")
-        if entry["set"] == "video":
+        if entry["runningMode"] == "VIDEO":
             for f123, f0 in zip(r123["frames"], r0.get("frames", [{}] * len(r123["frames"]))):
                 assert f0.get("pixels") in (None, f123["pixels"]), f"frame decoding differs: {f123['image']}"
                 spread.add(f123["image"], f123["result"], f0.get("result", r0))

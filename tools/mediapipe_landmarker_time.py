@@ -6,7 +6,8 @@ API, its own XNNPACK build), served for `bench pose`, `bench face`, `bench hand`
 thread count; XNNPACK runs one thread on desktop Linux in both.
 
     mediapipe_landmarker_time.py TASK MODEL MODE SOURCE FRAMES
-TASK is pose, face, hand, gesture, object (MediaPipe's Object Detector) or classify (its Image Classifier), default options (face: blendshapes and transformation matrices on, as `bench face` runs ours).
+TASK is pose, face, hand, gesture, object (MediaPipe's Object Detector), classify (its Image Classifier), or
+registered:CLASS:METHOD (a registered task of ours: MediaPipe's vision.CLASS and its METHOD), default options (face: blendshapes and transformation matrices on, as `bench face` runs ours).
 MODE is image, video or live; SOURCE an image (image mode: the same image FRAMES times) or a video whose first
 FRAMES frames are decoded as our VideoDecoder decodes them (ffmpeg, rgb24, no scaling). Prints `ready VERSION` (the
 MediaPipe it imported), then:
@@ -73,7 +74,18 @@ def main():
 
     common = dict(base_options=mpt.BaseOptions(model_asset_path=model), running_mode=running_mode,
                   result_callback=on_result if mode == "live" else None)
-    if task == "face":
+    if task.startswith("registered:"):
+        # A registered task of ours (bench's `registered:CLASS:METHOD`): MediaPipe's class of that name with its
+        # default options, its METHOD, METHOD_for_video and METHOD_async under the landmarkers' names.
+        _, class_name, method = task.split(":")
+        instance = getattr(vision, class_name).create_from_options(getattr(vision, class_name + "Options")(**common))
+        class Renamed:
+            detect = getattr(instance, method)
+            detect_for_video = getattr(instance, method + "_for_video")
+            detect_async = getattr(instance, method + "_async")
+            close = instance.close
+        landmarker = Renamed
+    elif task == "face":
         options = vision.FaceLandmarkerOptions(output_face_blendshapes=True,
                                                output_facial_transformation_matrixes=True, **common)
         landmarker = vision.FaceLandmarker.create_from_options(options)

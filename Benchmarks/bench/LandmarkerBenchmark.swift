@@ -4,11 +4,50 @@ import VisionTasksImaging
 import VisionTasksTooling
 import VisionTasks
 
-extension VisionTask {
+/// What a bench job drives: one of the six tasks by its type, or a registered task (``TaskRegistry``) through its
+/// session.
+protocol BenchedPipeline {
     /// One frame in image mode (`timestamp` nil) or video mode; the result is not kept.
+    func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws
+    func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
+    func waitUntilIdle()
+    var stageTimings: [NamedStageTimings] { get }
+}
+
+/// A task of ours by its type.
+struct BenchedTask: BenchedPipeline {
+    let task: any VisionTask
+
     func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        _ = try timestamp.map { try process(videoFrame: image, timestampInMilliseconds: $0) } ?? process(image: image)
+        if let timestamp {
+            _ = try task.process(videoFrame: image, timestampInMilliseconds: timestamp)
+        } else {
+            _ = try task.process(image: image)
+        }
     }
+
+    func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
+        try task.processAsync(image: image, timestampInMilliseconds: timestamp)
+    }
+
+    func waitUntilIdle() { task.waitUntilIdle() }
+    var stageTimings: [NamedStageTimings] { task.stageTimings }
+}
+
+/// A registered task through its session.
+struct BenchedSession: BenchedPipeline {
+    let session: any TaskSession
+
+    func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
+        _ = try session.answer(image, timestamp: timestamp)
+    }
+
+    func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
+        try session.answerAsync(image, timestamp: timestamp)
+    }
+
+    func waitUntilIdle() { session.waitUntilIdle() }
+    var stageTimings: [NamedStageTimings] { session.stageTimings }
 }
 
 /// `bench pose`, `bench face`, `bench hand`, `bench gesture`, `bench objects` and `bench classify`: a landmarker end to end, per stage, in image, video or live-stream mode, with
@@ -24,6 +63,14 @@ enum LandmarkerBenchmark {
         /// The members each of the pipeline's stages (``NamedStageTimings``) invokes once a run, for the one-thread
         /// breakdown: models against the rest, ours and MediaPipe's.
         var stageMembers: [String: [String]]
+        /// A registered task: made from its description, timed beside MediaPipe's class of the description's name.
+        var registered: TaskDescription?
+
+        /// A registered task's job: its first model, bench photo and clip, its one model for every stage.
+        static func registered(_ task: TaskDescription) -> Task {
+            Task(name: task.name, model: "Models/" + (task.modelNames.first ?? ""), image: "../shared/images/" + task.benchImage,
+                 video: "../shared/videos/" + task.benchVideo, members: [""], stageMembers: [:], registered: task)
+        }
 
         static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
                                video: "../shared/videos/full_body_juggle.mp4",
@@ -139,14 +186,15 @@ enum LandmarkerBenchmark {
         let threads = a.threads ?? ProcessInfo.processInfo.activeProcessorCount
         var oneThreadArguments = a
         oneThreadArguments.threads = 1
-        let oneThread: (any VisionTask)? = a.mode != "live" && threads != 1 ? try make(task, oneThreadArguments, runningMode: runningMode, sink: LiveSink()).0 : nil
+        let oneThread: (any BenchedPipeline)? = a.mode != "live" && threads != 1 ? try make(task, oneThreadArguments, runningMode: runningMode, sink: LiveSink()).0 : nil
         print("\(task.name): \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), \(described), ours at \(threads) thread\(threads == 1 ? "" : "s")\(a.threads == nil ? " (every core, the default)" : "")\(oneThread == nil ? "" : " and at 1 thread")")
 
         // MediaPipe on the same frames, in its own process; the sides take turns (a batch each).
         let venv = mediapipeVenvs[a.mediapipe]!
         let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
             ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
-                           arguments: [task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+                           arguments: [task.registered.map { "registered:\($0.mediapipeClass):\($0.mediapipeMethod)" }
+                                           ?? task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
             : nil
         // The version the script imported, as it says; the one asked for if it says none.
         let theirName = "MediaPipe \(mediapipe.map { $0.readyDetails.isEmpty ? a.mediapipe : $0.readyDetails } ?? a.mediapipe)"
@@ -228,7 +276,7 @@ enum LandmarkerBenchmark {
             // own tracking state in video mode, on the same frames), MediaPipe.
             var ours: [Double] = [], oursOne: [Double] = [], theirs: [Double] = [], ratios: [Double] = [], oneRatios: [Double] = []
             let batch = 10
-            func timed(_ pipeline: any VisionTask, _ batchFrames: ArraySlice<(MPImage, Int)>) throws -> [Double] {
+            func timed(_ pipeline: any BenchedPipeline, _ batchFrames: ArraySlice<(MPImage, Int)>) throws -> [Double] {
                 try batchFrames.map { image, timestamp in
                     let t0 = DispatchTime.now().uptimeNanoseconds
                     try pipeline.processFrame(image, timestampInMilliseconds: a.mode == "image" ? nil : timestamp)
@@ -267,6 +315,9 @@ enum LandmarkerBenchmark {
                     print(String(format: "ours / %@ at 1 thread each: %.2f (same turns)", theirName as NSString, median(oneRatios)))
                 }
                 if let oneThread, !oursOne.isEmpty {
+                    var task = task
+                    // A registered task has one model, which every stage runs.
+                    if task.registered != nil { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
                     printOneThreadBreakdown(task, a, ours: (oneThread.stageTimings, oneThreadBefore), oursMean: mean(oursOne),
                                             theirsMean: mean(theirs), theirName: theirName, frames: oursOne.count)
                 }
@@ -353,7 +404,18 @@ enum LandmarkerBenchmark {
     }
 
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
-    static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any VisionTask, String) {
+    static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchedPipeline, String) {
+        if let registered = task.registered {
+            // MediaPipe's defaults on both sides.
+            var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads)
+            if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
+            return (BenchedSession(session: try registered.open(setup)), "default options")
+        }
+        let (task, described) = try makeTask(task, a, runningMode: runningMode, sink: sink)
+        return (BenchedTask(task: task), described)
+    }
+
+    static func makeTask(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any VisionTask, String) {
         func configured<Options: TaskOptions>(_ options: Options) -> Options {
             options.baseOptions.modelAssetPath = a.model
             options.baseOptions.numThreads = a.threads

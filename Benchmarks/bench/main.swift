@@ -1,8 +1,10 @@
-import VisionTasksModelFormat
 import Foundation
+import VisionTasks
+import VisionTasksModelFormat
 
 // `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `classify` (each
-// beside MediaPipe 1.2.3, or `--mediapipe 0.10.14`), `models`, `format`, `image`.
+// beside MediaPipe 1.2.3, or `--mediapipe 0.10.14`), every registered task by its name (`face-detector`, …, the same
+// way), `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 do {
@@ -26,7 +28,12 @@ do {
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, models, format, image\n".utf8))
+        if let task = TaskRegistry.task(named: job) {
+            try LandmarkerBenchmark.run(.registered(task), arguments: Array(arguments.dropFirst()))
+            break
+        }
+        let registered = TaskRegistry.tasks.map(\.name).joined(separator: ", ")
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, \(registered), models, format, image\n".utf8))
         exit(2)
     }
 } catch {

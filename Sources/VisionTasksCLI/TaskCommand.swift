@@ -81,6 +81,13 @@ struct TaskCommandRunner {
         if output.ownsStandardOutput { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { print(line) }
     }
 
+    /// One frame's answer as the runner writes it: MediaPipe's reference JSON, a summary line and a drawing.
+    struct Answered {
+        let json: [String: Any]
+        let summary: String
+        let drawing: (MPImage) -> Canvas
+    }
+
     /// Creates the task from `options` with the command line's model, threads and running mode, and runs it.
     func run<Task: VisionTask>(_: Task.Type, _ taskOptions: Task.Options) throws where Task.Result: CommandResult {
         taskOptions.baseOptions.modelAssetPath = options.model
@@ -90,20 +97,49 @@ struct TaskCommandRunner {
         let task: Task
         do { task = try Task(options: taskOptions) } catch { throw CLIError(description: "\(options.model): \(error)") }
         if let live {
-            try runLiveStream(task, live: live)
+            try runLiveStream(live: live, send: { try task.processAsync(image: $0, timestampInMilliseconds: $1) }, wait: task.waitUntilIdle)
             return
         }
+        try runFrames { image, timestamp in
+            let result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
+            return Answered(json: result.referenceJSON, summary: result.summary, drawing: result.drawing(on:))
+        }
+    }
+
+    /// Opens a registered task (``TaskRegistry``) with the command line's model, threads, running mode and the task's
+    /// option values, and runs it.
+    func run(_ task: TaskDescription, values: [String: TaskOptionValue]) throws {
+        guard task.runningModes.contains(options.runningMode) else {
+            throw CLIError(description: "\(task.name) has no \(options.runningMode) mode (it has \(task.runningModes.map { "\($0)" }.joined(separator: ", ")))")
+        }
+        var handler: LiveStreamHandler?
+        if let live { handler = { [live] timestamp, outcome in live.answer(outcome, timestamp: timestamp) } }
+        let session: any TaskSession
+        do {
+            session = try task.open(TaskSetup(modelPath: options.model, runningMode: options.runningMode, threads: options.threads,
+                                              values: values, liveStreamHandler: handler))
+        } catch { throw CLIError(description: "\(options.model): \(error)") }
+        if let live {
+            try runLiveStream(live: live, send: { try session.answerAsync($0, timestamp: $1) }, wait: session.waitUntilIdle)
+            return
+        }
+        try runFrames { image, timestamp in
+            let answer = try session.answer(image, timestamp: timestamp)
+            return Answered(json: answer.json, summary: answer.summary, drawing: { MarkDrawing.draw(answer.marks, on: $0) })
+        }
+    }
+
+    /// The inputs in image or video mode, each answered by `answer` (a nil timestamp: image mode) and written.
+    private func runFrames(_ answer: (MPImage, Int?) throws -> Answered) throws {
         func handle(_ image: MPImage, label: String, timestamp: Int?, progress: ProgressLine) throws {
-            let result: Task.Result
-            do {
-                result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
-            } catch { throw CLIError(description: "\(label): \(error)") }
+            let result: Answered
+            do { result = try answer(image, timestamp) } catch { throw CLIError(description: "\(label): \(error)") }
             // The frame the results are in: the buffer as decoded (upright by EXIF unless --no-exif; a video's frame as
             // ffmpeg turns it), whatever its orientation, as MediaPipe gives results in the buffer's frame.
-            try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: result.referenceJSON)
+            try output.write(image: label, width: image.width, height: image.height, timestamp: timestamp, result: result.json)
             if let draw = options.draw {
                 let name = label.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "#", with: "_") + ".png"
-                try result.drawing(on: image).writePNG(to: (draw as NSString).appendingPathComponent(name))
+                try result.drawing(image).writePNG(to: (draw as NSString).appendingPathComponent(name))
             }
             progress.advance()
             if !options.quiet, !progress.isShown { say("\(label): \(result.summary)") }
@@ -131,7 +167,8 @@ struct TaskCommandRunner {
         try output.finish(header: header(runningMode: options.video ? "VIDEO" : "IMAGE"))
     }
 
-    private func runLiveStream<Task: VisionTask>(_ task: Task, live: LiveStreamCollector) throws {
+    /// A video file through the live-stream API: `send` queues a frame, `wait` waits for every answer.
+    private func runLiveStream(live: LiveStreamCollector, send: (MPImage, Int) throws -> Void, wait: () -> Void) throws {
         let decoder = try openVideo()
         let progress = ProgressLine(total: decoder.frameCount.map { min($0, options.maxFrames) }, quiet: options.quiet)
         live.progress = progress
@@ -140,12 +177,12 @@ struct TaskCommandRunner {
         while frames < options.maxFrames, let frame = try decoder.nextFrame() {
             if options.pacing { pacer.wait(forTimestamp: frame.timestampMs) }
             live.expect(timestamp: frame.timestampMs, label: frame.label, width: frame.image.width, height: frame.image.height)
-            do { try task.processAsync(image: frame.image, timestampInMilliseconds: frame.timestampMs) } catch {
+            do { try send(frame.image, frame.timestampMs) } catch {
                 throw CLIError(description: "\(frame.label): \(error)")
             }
             frames += 1
         }
-        task.waitUntilIdle()
+        wait()
         progress.finish()
         try live.check()
         try output.finish(header: header(runningMode: "LIVE_STREAM"))
@@ -226,7 +263,7 @@ final class LiveStreamCollector: @unchecked Sendable {
     func answer(_ outcome: LiveStreamOutcome<any Sendable>, timestamp: Int) {
         switch outcome {
         case .dropped: dropped(timestamp: timestamp)
-        case let .result(result): finished((result as? any CommandResult)?.referenceJSON, timestamp: timestamp, error: nil)
+        case let .result(result): finished((result as? TaskAnswer)?.json ?? (result as? any CommandResult)?.referenceJSON, timestamp: timestamp, error: nil)
         case let .failure(error): finished(nil, timestamp: timestamp, error: error)
         }
     }

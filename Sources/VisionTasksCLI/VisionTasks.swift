@@ -1,14 +1,26 @@
 import ArgumentParser
-import VisionTasksModelFormat
 import Foundation
+import VisionTasks
+import VisionTasksModelFormat
 
 @main
 struct VisionTasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
+        discussion: "Also the registered tasks (`vision-tasks TASK --help` for each):\n"
+            + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n"),
         subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
                       ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
+
+    /// A registered task's name goes to its command (``RegisteredTaskCommand``); anything else to ArgumentParser.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let name = arguments.first, let task = TaskRegistry.task(named: name) {
+            RegisteredTaskCommand.main(task, arguments: Array(arguments.dropFirst()))
+        }
+        main(nil)
+    }
 }
 
 struct ModelCommand: ParsableCommand {

@@ -10,7 +10,7 @@ import VisionTasks
 /// with the request's `id` and the frame's index in front; the bytes after those two fields are the CLI's.
 ///
 /// Protocol (the DocC article "A video archive on a cluster", Sources/Tasks/VisionTasks.docc/ClusterWorker.md):
-/// - first line `{"ready":true,"version":…,"pid":…,"threads":…}`;
+/// - first line `{"ready":true,"version":…,"pid":…,"threads":…,"tasks":[…]}` (the task names it takes);
 /// - a request `{"id":…,"task":"pose","model":PATH,"input":PATH,"mode":"image|video","options":{…},
 ///   "startMs":…,"endMs":…,"preRollMs":…}` (`mode` defaults by the input's content, then its extension; the segment fields are video
 ///   only);
@@ -52,7 +52,9 @@ struct WorkerCommand: ParsableCommand {
         let writer = LineWriter(descriptor: answers)
         let threads = self.threads ?? Self.threads(fromEnvironment: ProcessInfo.processInfo.environment)
         let worker = Worker(threads: threads, cacheSize: cacheSize, writer: writer)
-        writer.write(Data(#"{"ready":true,"version":"\#(Self.protocolVersion)","pid":\#(getpid()),"threads":\#(threads)}"#.utf8))
+        // The tasks it takes (the CLI's task commands and every registered task), for clients that list or check them.
+        let tasks = WorkerTask.names.map { "\"\($0)\"" }.joined(separator: ",")
+        writer.write(Data(#"{"ready":true,"version":"\#(Self.protocolVersion)","pid":\#(getpid()),"threads":\#(threads),"tasks":[\#(tasks)]}"#.utf8))
         var reader = LineReader(descriptor: STDIN_FILENO)
         while let line = reader.next() {
             switch line {
@@ -75,7 +77,7 @@ protocol FrameSession: AnyObject {
 }
 
 /// A MediaPipe-style task, loaded once, answering as the CLI's task commands write (`ResultOutput.write(image:…)`).
-final class TaskSession<Task: VisionTask>: FrameSession where Task.Result: CommandResult {
+final class TaskFrameSession<Task: VisionTask>: FrameSession where Task.Result: CommandResult {
     private let task: Task
 
     init(_ options: Task.Options, model: String, threads: Int, mode: RunningMode) throws {
@@ -97,6 +99,31 @@ final class TaskSession<Task: VisionTask>: FrameSession where Task.Result: Comma
         // ResultOutput.write(image:width:height:timestamp:result:)'s entry, field for field.
         return ["image": label, "width": image.width, "height": image.height,
                 "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": result.referenceJSON]
+    }
+}
+
+/// A registered task (``TaskRegistry``), loaded once, answering as `vision-tasks TASK` writes.
+final class RegisteredFrameSession: FrameSession {
+    private let session: any TaskSession
+
+    init(_ task: TaskDescription, values: [String: TaskOptionValue], model: String, threads: Int, mode: RunningMode) throws {
+        guard task.runningModes.contains(mode) else { throw WorkerFailure(.badOptions, "\(task.name) has no \(mode) mode") }
+        do {
+            session = try task.open(TaskSetup(modelPath: model, runningMode: mode, threads: threads, values: values))
+        } catch { throw WorkerFailure(.modelError, "\(model): \(error)") }
+    }
+
+    func startClip() throws {
+        do { try session.startNewVideo() } catch { throw WorkerFailure(.processingError, "\(error)") }
+    }
+
+    func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any] {
+        let answer: TaskAnswer
+        do { answer = try session.answer(image, timestamp: timestamp) } catch {
+            throw WorkerFailure(.processingError, "\(label): \(error)")
+        }
+        return ["image": label, "width": image.width, "height": image.height,
+                "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": answer.json]
     }
 }
 
@@ -201,7 +228,7 @@ final class Worker {
     private func session(_ request: WorkerRequest, _ plan: SessionPlan, mode: RunningMode) throws -> FrameSession {
         guard plan.reusable(mode) else { return try plan.load(mode) }
         let model = URL(fileURLWithPath: request.model).standardizedFileURL.path
-        let key = ([request.task.rawValue, "\(mode)", model] + request.arguments).joined(separator: "\u{0}")
+        let key = ([request.task.name, "\(mode)", model] + request.arguments).joined(separator: "\u{0}")
         if let found = cache.firstIndex(where: { $0.key == key }) {
             let kept = cache.remove(at: found)
             cache.append(kept)
@@ -225,30 +252,42 @@ final class Worker {
         }
         func plan<Task: VisionTask>(_ common: TaskCommandOptions, _: Task.Type, _ options: @escaping () -> Task.Options) -> SessionPlan
         where Task.Result: CommandResult {
-            SessionPlan(load: { mode in try TaskSession<Task>(options(), model: model, threads: threads, mode: mode) },
+            SessionPlan(load: { mode in try TaskFrameSession<Task>(options(), model: model, threads: threads, mode: mode) },
                         orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
         }
         switch request.task {
-        case .pose:
+        case .command(.pose):
             let command = try parse(PoseCommand.self)
             return plan(command.common, PoseLandmarker.self) { command.taskOptions }
-        case .face:
+        case .command(.face):
             let command = try parse(FaceCommand.self)
             return plan(command.common, FaceLandmarker.self) { command.taskOptions }
-        case .hand:
+        case .command(.hand):
             let command = try parse(HandCommand.self)
             return plan(command.common, HandLandmarker.self) { command.hands.configured(HandLandmarkerOptions(), common: command.common) }
-        case .gesture:
+        case .command(.gesture):
             let command = try parse(GestureCommand.self)
             return plan(command.common, GestureRecognizer.self) { command.hands.configured(GestureRecognizerOptions(), common: command.common) }
-        case .object:
+        case .command(.object):
             let command = try parse(ObjectCommand.self)
             return plan(command.common, ObjectDetector.self) { command.categories.configured(ObjectDetectorOptions()) }
-        case .classify:
+        case .command(.classify):
             let command = try parse(ClassifyCommand.self)
             return plan(command.common, ImageClassifier.self) { command.categories.configured(ImageClassifierOptions()) }
-        case .odt:
+        case .command(.odt):
             return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
+        case let .registered(task):
+            // The command's own split and parser: the same names, ranges and messages as `vision-tasks TASK`.
+            let values: [String: TaskOptionValue], common: TaskCommandOptions
+            do {
+                let split = try RegisteredTaskCommand.split(arguments, for: task)
+                values = split.values
+                common = try TaskCommandOptions.parse(split.rest)
+            } catch {
+                throw WorkerFailure(.badOptions, RegisteredTaskCommand.message(for: error))
+            }
+            return SessionPlan(load: { mode in try RegisteredFrameSession(task, values: values, model: model, threads: threads, mode: mode) },
+                               orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisionTasks
 
 // The line protocol of `vision-tasks worker` (WorkerCommand.swift): how request lines are read and parsed, and how
 // answer lines are written. Everything here refuses bad input with a `WorkerFailure` (one error line) and never ends
@@ -91,8 +92,8 @@ struct WorkerRequest {
         guard fields["id"] != nil else { throw WorkerFailure(.badRequest, "a request needs an 'id'") }
         self.idJSON = idJSON
         let taskName = try Self.string(fields, "task")
-        guard let task = WorkerTask(rawValue: taskName) else {
-            throw WorkerFailure(.unknownTask, "unknown task '\(taskName)' (one of \(WorkerTask.allCases.map(\.rawValue).joined(separator: ", ")))")
+        guard let task = WorkerTask(name: taskName) else {
+            throw WorkerFailure(.unknownTask, "unknown task '\(taskName)' (one of \(WorkerTask.names.joined(separator: ", ")))")
         }
         self.task = task
         model = try Self.string(fields, "model")
@@ -161,20 +162,48 @@ enum JSONValue {
     }
 }
 
-/// The tasks a worker runs: the CLI's task commands, by their names.
-enum WorkerTask: String, CaseIterable {
-    case pose, face, hand, gesture, object, classify, odt
+/// The tasks a worker runs: the CLI's task commands, by their names — those written as commands of their own, and
+/// every registered task (``TaskRegistry``).
+enum WorkerTask {
+    case command(CommandTask)
+    case registered(TaskDescription)
+
+    /// The tasks with commands of their own.
+    enum CommandTask: String, CaseIterable {
+        case pose, face, hand, gesture, object, classify, odt
+    }
+
+    init?(name: String) {
+        if let task = CommandTask(rawValue: name) {
+            self = .command(task)
+        } else if let task = TaskRegistry.task(named: name) {
+            self = .registered(task)
+        } else {
+            return nil
+        }
+    }
+
+    var name: String {
+        switch self {
+        case let .command(task): return task.rawValue
+        case let .registered(task): return task.name
+        }
+    }
+
+    static var names: [String] { CommandTask.allCases.map(\.rawValue) + TaskRegistry.tasks.map(\.name) }
 
     /// The CLI's options each task takes in a request's `options`, by the camelCase form of their long names
-    /// (`numPoses` for `--num-poses`). Outputs (`--json`, `--draw`), running modes and `--threads` are the worker's.
+    /// (`numPoses` for `--num-poses`; a registered task's are MediaPipe's names). Outputs (`--json`, `--draw`),
+    /// running modes and `--threads` are the worker's.
     var optionNames: [String] {
         let input = ["rotationDegrees", "orientation", "noExif", "maxFrames"]
         switch self {
-        case .pose: return ["numPoses", "segmentation", "smoothing"] + input
-        case .face: return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
-        case .hand, .gesture: return ["numHands", "smoothing"] + input
-        case .object, .classify: return ["maxResults", "scoreThreshold", "allow", "deny"] + input
-        case .odt: return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
+        case .command(.pose): return ["numPoses", "segmentation", "smoothing"] + input
+        case .command(.face): return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
+        case .command(.hand), .command(.gesture): return ["numHands", "smoothing"] + input
+        case .command(.object), .command(.classify): return ["maxResults", "scoreThreshold", "allow", "deny"] + input
+        case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
+        case let .registered(task): return task.options.map(\.name) + input
         }
     }
 
@@ -187,7 +216,7 @@ enum WorkerTask: String, CaseIterable {
         var arguments: [String] = []
         for key in options.keys.sorted() {
             guard names.contains(key) else {
-                throw WorkerFailure(.badOptions, "\(rawValue) takes no option '\(key)' (it takes \(names.joined(separator: ", ")))")
+                throw WorkerFailure(.badOptions, "\(name) takes no option '\(key)' (it takes \(names.joined(separator: ", ")))")
             }
             let value = options[key]!
             let flag = "--" + Self.kebab(key)

@@ -257,7 +257,7 @@ public final class VisionTasksService: Sendable {
             default: return RequestError.internalError("\(error)")
             }
         }
-        if error is ImageError { return RequestError.badRequest("\(error)") }
+        if error is ImageError || error is RegisteredTaskError { return RequestError.badRequest("\(error)") }
         return RequestError.internalError("\(error)")
     }
 

@@ -2,9 +2,25 @@ import Foundation
 import VisionTasks
 import VisionTasksResultJSON
 
-/// The tasks the service runs, by their route (`POST /v1/{task}`): the CLI's command names.
-public enum TaskKind: String, CaseIterable, Sendable, Codable {
-    case pose, face, hand, gesture, object, classify
+/// The tasks the service runs, by their route (`POST /v1/{task}`): the CLI's command names — the six written here,
+/// and every task of VisionTasks' task registry (``RegisteredTask``), which brings its models and options with it.
+public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        guard Self.allCases.contains(where: { $0.rawValue == rawValue }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(_ name: String) { rawValue = name }
+
+    public static let pose = TaskKind("pose"), face = TaskKind("face"), hand = TaskKind("hand"), gesture = TaskKind("gesture"),
+                      object = TaskKind("object"), classify = TaskKind("classify")
+
+    public static let allCases: [TaskKind] = [.pose, .face, .hand, .gesture, .object, .classify] + RegisteredTask.all.map { TaskKind($0.name) }
+
+    /// The registered task behind this kind, if it is one.
+    var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
 
     /// The bundles and models this task takes, under the names MediaPipe ships them; the first one present in the
     /// models folder is the default (`?model=NAME` picks another).
@@ -16,10 +32,12 @@ public enum TaskKind: String, CaseIterable, Sendable, Codable {
         case .gesture: return ["gesture_recognizer.task"]
         case .object: return ["efficientdet_lite0.tflite", "efficientdet_lite2.tflite", "ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
         case .classify: return ["efficientnet_lite0.tflite", "efficientnet_lite2.tflite", "bird_classifier.tflite"]
+        default: return registered?.modelNames ?? []
         }
     }
 
-    /// The query parameters that set the task's options, under MediaPipe's option names, and their types.
+    /// The query parameters that set the task's options, under MediaPipe's option names, and their types (a
+    /// registered task's are checked by its description instead).
     var optionKinds: [String: OptionKind] {
         switch self {
         case .pose:
@@ -33,6 +51,8 @@ public enum TaskKind: String, CaseIterable, Sendable, Codable {
                     "minTrackingConfidence": .float]
         case .object, .classify:
             return ["maxResults": .int, "scoreThreshold": .float, "categoryAllowlist": .list, "categoryDenylist": .list]
+        default:
+            return [:]
         }
     }
 }
@@ -42,6 +62,8 @@ enum OptionKind: Sendable { case int, float, bool, list }
 /// A parsed option value. Floats are kept as `Float`, the options' own type, so equal settings are equal keys.
 enum OptionValue: Hashable, Sendable {
     case int(Int), float(Float), bool(Bool), list([String])
+    /// A registered task's value as given, checked by its description.
+    case text(String)
 }
 
 /// Everything that makes one task instance differ from another: the task, its model and its options. Instances
@@ -69,8 +91,17 @@ struct TaskSetup: Hashable, Sendable {
         }
         modelName = model.name
         modelPath = model.path
-        let kinds = kind.optionKinds
         var options: [String: OptionValue] = [:]
+        if let registered = kind.registered {
+            for (key, value) in query where !Self.commonParameters.contains(key) {
+                do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
+                // Repeated names of a list option add to it, as the six tasks' lists do.
+                if case let .text(earlier)? = options[key] { options[key] = .text(earlier + "," + value) } else { options[key] = .text(value) }
+            }
+            self.options = options
+            return
+        }
+        let kinds = kind.optionKinds
         for (key, value) in query where !Self.commonParameters.contains(key) {
             guard let optionKind = kinds[key] else {
                 throw .badRequest("unknown parameter '\(key)' for \(kind.rawValue) (options: \(kinds.keys.sorted().joined(separator: ", ")); also \(Self.commonParameters.sorted().joined(separator: ", ")))")
@@ -121,6 +152,12 @@ struct TaskSetup: Hashable, Sendable {
             if let v = float("minHandDetectionConfidence") { options.minHandDetectionConfidence = v }
             if let v = float("minHandPresenceConfidence") { options.minHandPresenceConfidence = v }
             if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
+        }
+        if let registered = kind.registered {
+            var texts: [String: String] = [:]
+            for case let (name, .text(text)) in options { texts[name] = text }
+            let session = try registered.session(modelPath: modelPath, video: mode == .video, threads: threads, options: texts)
+            return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
         }
         switch kind {
         case .pose:
@@ -174,6 +211,8 @@ struct TaskSetup: Hashable, Sendable {
             let task = try ImageClassifier(options: options)
             return TaskInstance(task: task, image: { try task.classify(image: $0).referenceJSON },
                                 frame: { try task.classify(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
+        default:
+            throw RequestError.notFound("no task '\(kind.rawValue)'")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasks
+import VisionTasksResultJSON
 @testable import VisionTasksServer
 import XCTest
 
@@ -96,6 +97,35 @@ final class EndpointTests: XCTestCase {
     func testClassifyEqualsCLI() throws {
         try assertSameAsCLI(task: "classify", model: "bird_classifier.tflite", image: "coral_bird.png",
                             cli: ["--max-results", "5"], query: "maxResults=5")
+    }
+
+    /// A registered task (VisionTasks' task registry) is a route with its options as the CLI's, answered with the CLI's
+    /// bytes; a value outside its range is refused with the CLI's message, naming MediaPipe's option.
+    func testRegisteredTaskEqualsCLI() throws {
+        try assertSameAsCLI(task: "face-detector", model: "face_detection_short_range.tflite", image: "face_landmark_ex1.jpg",
+                            cli: ["--min-detection-confidence", "0.3"], query: "minDetectionConfidence=0.3")
+        try assertSameAsCLI(task: "face-detector", model: "face_detection_full_range_sparse.tflite", image: "multi1.jpg",
+                            cli: ["--min-suppression-threshold", "0.5"], query: "minSuppressionThreshold=0.5")
+        let image = Paths.shared.appendingPathComponent("images/face_day13.jpg").path
+        let refused = try server.post("/v1/face-detector?minDetectionConfidence=2", file: image, type: "image/jpeg")
+        XCTAssertEqual(refused.status, 400, refused.text)
+        XCTAssertTrue(refused.text.contains("minDetectionConfidence must be between 0.0 and 1.0"), refused.text)
+        let unknown = try server.post("/v1/face-detector?numFaces=2", file: image, type: "image/jpeg")
+        XCTAssertEqual(unknown.status, 400, unknown.text)
+        XCTAssertTrue(unknown.text.contains("unknown parameter 'numFaces'"), unknown.text)
+    }
+
+    /// openapi.yaml names every task of the service (the six and the registered ones) and every registered task's
+    /// options, each listed for the image route.
+    func testOpenAPIDocumentNamesEveryTaskAndOption() throws {
+        let document = try String(contentsOf: Paths.root.appendingPathComponent("Server/openapi.yaml"), encoding: .utf8)
+        XCTAssertTrue(document.contains("enum: [\(TaskKind.allCases.map(\.rawValue).joined(separator: ", "))]"), "openapi.yaml's Task enum")
+        for task in RegisteredTask.all {
+            for option in task.optionNames {
+                XCTAssertTrue(document.contains("    \(option): {name: \(option), in: query, description: \"\(task.name)"), "openapi.yaml: \(option)")
+                XCTAssertTrue(document.contains(##"- $ref: "#/components/parameters/\##(option)""##), "openapi.yaml's image route: \(option)")
+            }
+        }
     }
 
     /// `GET /v1/models`: every model file of the folder a task takes, with the SHA-256 of its bytes.

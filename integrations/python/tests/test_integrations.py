@@ -9,13 +9,15 @@ is still complete and identical.
 
 import json
 import os
+import shutil
+import subprocess
 import signal
 import threading
 import time
 
 import pytest
 
-from conftest import MODEL, OPTIONS, check_output
+from conftest import MODEL, OPTIONS, ROOT, SHARED, check_output
 
 from vision_tasks import Worker, output_line, request_for
 from vision_tasks import batch
@@ -184,3 +186,30 @@ def test_spark_with_task_retries_and_a_worker_killed_mid_video(archive, vision_t
     check_output(lines, archive)
     assert killer.killed is not None, "no worker was caught decoding a clip"
     assert len(stats["workerPids"]) in (2, 3), stats
+
+
+def test_batch_takes_every_task_of_the_binary(vision_tasks, tmp_path):
+    """`--task` is checked against the binary's own list (its worker's ready line), so a task registered in the engine
+    (the Face Detector, …) runs through the batch with nothing added here, line for line as the CLI writes it."""
+    from vision_tasks.worker import available_tasks
+    tasks = available_tasks(vision_tasks)
+    assert {"pose", "face", "odt", "face-detector"} <= set(tasks)
+    folder = tmp_path / "faces"
+    folder.mkdir()
+    for name in ["face_day13.jpg", "face_landmark_ex1.jpg"]:
+        shutil.copyfile(SHARED / "images" / name, folder / name)
+    model = ROOT / "Models" / "face_detection_short_range.tflite"
+    out = tmp_path / "faces.jsonl"
+    status = batch.main(["--engine", "local", str(folder), str(out), "--task", "face-detector", "--model", str(model),
+                         "--options", json.dumps({"minDetectionConfidence": 0.4}), "--workers", "1"])
+    assert status == 0
+    lines = sorted(out.read_text().splitlines())
+    assert len(lines) == 2
+    for line in lines:
+        row = json.loads(line)
+        cli = subprocess.run([vision_tasks, "face-detector", str(model), str(folder / row["id"]), "--min-detection-confidence",
+                              "0.4", "--jsonl", "-", "--quiet"], check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+        # The batch's line is the CLI's with the row's id and frame in front.
+        assert json.loads(line)["result"] == json.loads(cli)["result"]
+    with pytest.raises(SystemExit):
+        batch.main(["--engine", "local", str(folder), str(out), "--task", "no-such-task", "--model", str(model)])

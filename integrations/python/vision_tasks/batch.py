@@ -17,7 +17,7 @@ import threading
 import time
 
 # Absolute imports: spark-submit runs this module as a file (`spark-submit …/vision_tasks/batch.py …`).
-from vision_tasks.worker import IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, ROW_FIELDS, Worker, output_line, request_for
+from vision_tasks.worker import IMAGE_EXTENSIONS, VIDEO_EXTENSIONS, ROW_FIELDS, Worker, available_tasks, output_line, request_for
 
 
 def inputs(directory):
@@ -139,7 +139,8 @@ def main(argv=None):
     parser.add_argument("input_dir")
     parser.add_argument("output")
     parser.add_argument("--engine", choices=["ray", "spark", "local"], default="local")
-    parser.add_argument("--task", required=True, choices=["pose", "face", "hand", "gesture", "object", "classify", "odt"])
+    parser.add_argument("--task", required=True, help="a task the binary's worker takes (pose, face, hand, gesture, object, "
+                        "classify, odt, and every registered task: face-detector, …)")
     parser.add_argument("--model", required=True)
     parser.add_argument("--options", default="{}", help="the task's options as a JSON object, e.g. '{\"numPoses\": 1}'")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (local), actors (ray), local slots (spark)")
@@ -152,6 +153,10 @@ def main(argv=None):
     options = json.loads(args.options)
     if not isinstance(options, dict):
         parser.error("--options is a JSON object")
+    # The binary's own task list (its worker's ready line), so that a task added to the engine needs nothing here.
+    tasks = available_tasks(args.binary)
+    if args.task not in tasks:
+        parser.error(f"--task: '{args.task}' is not a task of this vision-tasks (tasks: {', '.join(tasks)})")
     items = inputs(args.input_dir)
     model = os.path.abspath(args.model)
     start = time.monotonic()

@@ -74,6 +74,18 @@ def _split_frame_line(line):
     return frame, "{" + line[end + 1:]
 
 
+def available_tasks(binary=None):
+    """The task names a `vision-tasks worker` takes (its ready line's `tasks`: the CLI's task commands and every
+    registered task of the binary), without loading any model."""
+    process = subprocess.run([find_binary(binary), "worker"], input=b"", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             check=False, timeout=60)
+    first = process.stdout.split(b"\n", 1)[0]
+    hello = json.loads(first) if first else {}
+    if hello.get("ready") is not True or not isinstance(hello.get("tasks"), list):
+        raise WorkerDied(f"unexpected first line from the worker: {first[:200]!r}")
+    return hello["tasks"]
+
+
 class Worker:
     """One `vision-tasks worker` process.
 

@@ -17,8 +17,9 @@ package struct TaskDescription: Sendable {
     /// MediaPipe's Python class and method for the same work (`FaceDetector`, `detect`): bench times it beside ours.
     package let mediapipeClass: String
     package let mediapipeMethod: String
-    /// The photo (in `../shared/images`) bench times the task on.
+    /// The photo (in `../shared/images`) and the clip (in `../shared/videos`) bench times the task on.
     package let benchImage: String
+    package let benchVideo: String
     /// Builds the task from a model, a running mode, threads and option values.
     package let open: @Sendable (TaskSetup) throws -> any TaskSession
 
@@ -26,13 +27,22 @@ package struct TaskDescription: Sendable {
     /// result becomes a ``TaskAnswer`` through `answer`.
     package init<Task: VisionTask>(name: String, title: String, summary: String, modelNames: [String], options: [TaskOptionDescription],
                                    runningModes: [RunningMode] = [.image, .video, .liveStream], mediapipeClass: String,
-                                   mediapipeMethod: String, benchImage: String, task: Task.Type,
+                                   mediapipeMethod: String, benchImage: String, benchVideo: String, task: Task.Type,
                                    answer: @escaping @Sendable (Task.Result) -> TaskAnswer) {
         self.name = name; self.title = title; self.summary = summary; self.modelNames = modelNames; self.options = options
         self.runningModes = runningModes; self.mediapipeClass = mediapipeClass; self.mediapipeMethod = mediapipeMethod
-        self.benchImage = benchImage
+        self.benchImage = benchImage; self.benchVideo = benchVideo
         let open = Self.opener(task, answer: answer)
         self.open = { setup in try open(setup, options) }
+    }
+
+    /// The Swift type's name: MediaPipe's title without spaces (`FaceDetector`).
+    package var typeName: String { title.replacingOccurrences(of: " ", with: "") }
+
+    /// The task's row of the documentation's task table (Models.md, "What each task takes"), which a test holds the
+    /// catalog to.
+    package var documentationRow: String {
+        "| ``\(typeName)`` | \(modelNames.map { "`\($0)`" }.joined(separator: ", ")) | \(summary) |"
     }
 
     package func option(named name: String) -> TaskOptionDescription? {
