@@ -249,6 +249,11 @@ final class ImageSegmenterReferenceTests: XCTestCase {
         XCTAssertThrowsError(try Self.segmenter("selfie_segmentation.tflite", mode: .liveStream)) {
             guard case .missingLiveStreamDelegate = $0 as? VisionTaskError else { return XCTFail("\($0)") }
         }
+        // MediaPipe 1.2.3 refuses an RGB image for a four-channel model whose fourth channel is the image's alpha.
+        let rgb = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/pose1.jpg").path)
+        XCTAssertThrowsError(try Self.segmenter("interactive_segmenter_standin.tflite").segment(image: rgb)) {
+            guard case .processingFailed = $0 as? VisionTaskError else { return XCTFail("\($0)") }
+        }
         for model in ["face_detection_short_range.tflite", "ssd_mobilenet_v1.tflite", "pose_landmarker_lite.task",
                       "efficientnet_lite0.tflite"] where FileManager.default.fileExists(atPath: Repository.modelPath(model)) {
             XCTAssertThrowsError(try Self.segmenter(model)) {

@@ -5,7 +5,7 @@ extension ImageSegmenter {
     /// `confidenceMasks` is one object per mask — `width`, `height`, `mean` (the mean confidence) and `above05` (the
     /// fraction of pixels above 0.5) — and `categoryMask` is `width`, `height` and `counts`, the number of pixels of
     /// each value present (keys are the values as strings: "0" and "255" for the selfie models), beside `labels` and
-    /// `qualityScores`. The drawing tints the category mask, or the first confidence mask above 0.5.
+    /// `qualityScores`. No marks: ``TaskMark`` has no mask case yet, so a drawing shows the image alone.
     package static let registration = TaskDescription(
         name: "image-segmenter", title: "Image Segmenter",
         summary: "Segment an image into confidence masks per category and a category mask (MediaPipe's selfie or hair models), as MediaPipe's Image Segmenter does.",
@@ -16,7 +16,8 @@ extension ImageSegmenter {
             .flag("shouldOutputCategoryMask", \ImageSegmenterOptions.shouldOutputCategoryMask,
                   help: "Return the category mask (one-category models: 0 on the category, 255 elsewhere)."),
         ],
-        mediapipeClass: "ImageSegmenter", mediapipeMethod: "segment", benchImage: "pose1.jpg", task: ImageSegmenter.self
+        mediapipeClass: "ImageSegmenter", mediapipeMethod: "segment", benchImage: "pose1.jpg",
+        benchVideo: "face_head_turning.mp4", task: ImageSegmenter.self
     ) { result in
         SegmentationAnswer.answer(result)
     }
@@ -37,8 +38,7 @@ enum SegmentationAnswer {
                                     "counts": Dictionary(uniqueKeysWithValues: counts.map { ("\($0.key)", $0.value) })]
             parts.append("category mask of \(counts.count) value(s)")
         }
-        let drawn = result.categoryMask ?? result.confidenceMasks?.first
-        return TaskAnswer(json: json, summary: parts.joined(separator: ", "), marks: drawn.map { [.mask($0)] } ?? [])
+        return TaskAnswer(json: json, summary: parts.joined(separator: ", "), marks: [])
     }
 
     static func confidenceSummary(_ mask: Mask) -> [String: Any] {

@@ -19,9 +19,13 @@ final class ImageSegmenterPipeline: TaskPipeline {
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("segmenter", model.runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageSegmenterResult {
-        // A four-channel model that is not the hair model takes the image's alpha as MediaPipe's SetAlpha-less path
-        // would; the hair model's channel is cleared (`is_hair_segmentation`).
-        try model.segment(image, confidenceMasks: options.shouldOutputConfidenceMasks, categoryMask: options.shouldOutputCategoryMask,
+        // A four-channel model that is not the hair model takes the image's alpha, as MediaPipe's path without
+        // SetAlpha does — and an image without alpha is refused, as MediaPipe 1.2.3 refuses it (its tensor of three
+        // channels does not fit the model's four). The hair model's channel is cleared (`is_hair_segmentation`).
+        if case .fourChannels = model.input, !model.isHairModel, !image.hasAlpha {
+            throw .processingFailed("\(model.runner.member) takes four channels, the fourth from the image's alpha, and this image has none")
+        }
+        return try model.segment(image, confidenceMasks: options.shouldOutputConfidenceMasks, categoryMask: options.shouldOutputCategoryMask,
                           fourthChannel: model.isHairModel ? .zero : .imageAlpha, timestamp: timestampMilliseconds ?? 0)
     }
 }

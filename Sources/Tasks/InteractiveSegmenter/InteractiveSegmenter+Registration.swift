@@ -19,6 +19,7 @@ extension InteractiveSegmenter {
         ],
         runningModes: [.image],
         mediapipeClass: "InteractiveSegmenterLegacy", mediapipeMethod: "segment", benchImage: "face_day13.jpg",
+        benchVideo: "face_head_turning.mp4",
         task: InteractiveSegmenter.self
     ) { result in
         SegmentationAnswer.answer(ImageSegmenterResult(confidenceMasks: result.confidenceMasks, categoryMask: result.categoryMask,

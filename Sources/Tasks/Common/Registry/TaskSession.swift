@@ -30,9 +30,6 @@ package struct TaskAnswer: @unchecked Sendable {
 package enum TaskMark: Sendable {
     case box(CGRect, label: String)
     case normalizedPoint(x: Double, y: Double)
-    /// A mask the image's size: a float mask is drawn as a tint where it is above 0.5, a category mask with one tint
-    /// per category (255, MediaPipe's "no category" of one-class models, untinted).
-    case mask(Mask)
 }
 
 /// A ``TaskSession`` over a task of ours: `answer` turns its result into a ``TaskAnswer``.
