@@ -96,6 +96,17 @@ final class SegmenterModel {
         self.labels = labels
     }
 
+    /// The region's angle as MediaPipe's Python API makes it from `rotation_degrees` d (the truth our masks are held
+    /// to): −d·π/180 stored as a float, then OpenCV's `RotatedRect` angle `rotation · 180 / π` — −90° for d = 90 where
+    /// our orientations say +270°. The same turn, but on a whole-image region OpenCV's corners then differ by ~1e-14 and
+    /// the warp's half-way 1/32-pixel positions round the other way: up to 6 levels in the model's input and 0.16 in
+    /// a selfie mask (pose4.jpg turned, against 0.011 between MediaPipe 0.10.14 and 1.2.3).
+    static func pythonRotationDegrees(_ orientation: ImageOrientation) -> Double {
+        let degrees = 360 - orientation.regionRotationDegrees
+        let radians = Float(-degrees * Double.pi / 180)
+        return Double(Float(Double(radians * 180) / Double.pi))
+    }
+
     /// Runs the model on `image` and makes the masks asked for, at the buffer's size. `alpha`, for a four-channel
     /// model, gives its fourth channel (`width × height` bytes of the buffer); nil takes ``fourthChannel``'s.
     func segment(_ image: MPImage, confidenceMasks: Bool, categoryMask: Bool, alpha: [UInt8]? = nil,
@@ -103,8 +114,11 @@ final class SegmenterModel {
         switch input {
         case let .image(input):
             let rect = NormalizedRect.region(of: image, regionOfInterest: nil)
-            _ = try input.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                              keepAspectRatio: false, border: .replicate)
+            var region = rect.region(imageWidth: image.width, imageHeight: image.height)
+            if image.orientation.regionRotationDegrees != 0 {
+                region.rotationDegrees = Self.pythonRotationDegrees(image.orientation)
+            }
+            _ = try input.run(image, region: region, keepAspectRatio: false, border: .replicate)
         case let .fourChannels(tensorWidth, tensorHeight, range):
             try runner.withInputFloats(0) { tensor in
                 var rgba = image.rgbaPixels()
