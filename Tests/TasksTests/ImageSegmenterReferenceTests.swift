@@ -83,7 +83,7 @@ enum SegmenterGoldens {
     /// The worst differences of one result from MediaPipe's masks: (mean |Δ|, max |Δ|) over the confidence masks and
     /// the category masks' equal fraction; asserts the bounds (mean ≤ 1e-3, max ≤ 0.02, ≥ 99.9 % equal).
     @discardableResult
-    static func compare(_ result: ImageSegmenterResult, _ entry: Case, _ label: String,
+    static func compare(_ result: ImageSegmenterResult, _ entry: Case, _ label: String, checksMaximum: Bool = true,
                         file: StaticString = #filePath, line: UInt = #line) throws -> (mean: Double, max: Double, equal: Double) {
         let expected = try masks(entry)
         var worst = (mean: 0.0, max: 0.0, equal: 1.0)
@@ -101,7 +101,7 @@ enum SegmenterGoldens {
             }
             let mean = sum / Double(max(ours.count, 1))
             XCTAssertLessThanOrEqual(mean, 1e-3, "\(label): mean |Δ|", file: file, line: line)
-            XCTAssertLessThanOrEqual(largest, 0.02, "\(label): max |Δ|", file: file, line: line)
+            if checksMaximum { XCTAssertLessThanOrEqual(largest, 0.02, "\(label): max |Δ|", file: file, line: line) }
             worst = (max(worst.mean, mean), max(worst.max, largest), worst.equal)
         }
         XCTAssertEqual(result.categoryMask == nil, expected.category == nil, "\(label): category mask", file: file, line: line)
@@ -155,7 +155,8 @@ final class ImageSegmenterReferenceTests: XCTestCase {
         return index.cases.filter { $0.task == "imageSegmenter" && filter($0) }
     }
 
-    /// Photos, turned buffers, the EXIF file and the category-only case, in image mode.
+    /// Photos, turned buffers, the EXIF file and the category-only case, in image mode. The hair model's photos have
+    /// their largest difference checked in ``testHairModelLargestDifferenceOnPhotos()``, apart.
     func testImageModeMatchesMediaPipe() throws {
         let entries = try Self.cases { $0.runningMode == "IMAGE" }
         XCTAssertGreaterThanOrEqual(entries.count, 16)
@@ -166,10 +167,27 @@ final class ImageSegmenterReferenceTests: XCTestCase {
             if let labels = entry.labels { XCTAssertEqual(segmenter.labels, labels, entry.id) }
             let image = try SegmenterGoldens.image(entry)
             XCTAssertEqual([image.width, image.height], [entry.width, entry.height], entry.id)
-            let worst = try SegmenterGoldens.compare(try segmenter.segment(image: image), entry, entry.id)
+            let worst = try SegmenterGoldens.compare(try segmenter.segment(image: image), entry, entry.id,
+                                                     checksMaximum: entry.model != "hair_segmentation.tflite")
             report.append(SegmenterGoldens.line(entry.id, worst, entry))
         }
         print("image segmenter against MediaPipe 1.2.3, image mode:\n" + report.joined(separator: "\n"))
+    }
+
+    /// The hair model's largest difference from MediaPipe on the photos, against the 0.02. Known miss:
+    /// `hand_two_palms.png` is 0.027 (40 pixels above 0.01, one blob; mean |Δ| 8e-6, categories equal). The model's
+    /// MaxPoolingWithArgmax2D picks the first of near-equal maxima and MaxUnpooling2D puts the value back there, so a
+    /// last-bit difference in the layers before it moves a value to another pixel: LiteRT itself, given MediaPipe's
+    /// input (OpenCV's resize, reproducing MediaPipe's masks within 7.9e-6), moves these masks by up to 0.076 when
+    /// that input changes by 1e-6. Our input is OpenCV's byte for byte (checked on this image); our convolutions are
+    /// within LiteRT's tolerance, not bit-identical.
+    func testHairModelLargestDifferenceOnPhotos() throws {
+        let entries = try Self.cases { $0.runningMode == "IMAGE" && $0.model == "hair_segmentation.tflite" }
+        XCTAssertGreaterThanOrEqual(entries.count, 4)
+        for entry in entries {
+            let segmenter = try Self.segmenter(entry.model)
+            try SegmenterGoldens.compare(try segmenter.segment(image: try SegmenterGoldens.image(entry)), entry, entry.id)
+        }
     }
 
     /// The clip's first frames in video mode and in live stream, each against MediaPipe's video-mode masks.
@@ -238,6 +256,22 @@ final class ImageSegmenterReferenceTests: XCTestCase {
             for threads in [2, 3] {
                 let other = try Self.segmenter(model, threads: threads)
                 XCTAssertEqual(try images.map { try other.segment(image: $0) }, expected, "\(model) at \(threads) threads")
+            }
+        }
+    }
+
+    /// Degenerate sizes (one pixel, one row, one column) give masks of the image's size, with no trap: MediaPipe's
+    /// category-mask interpolation divides by `size − 1`, which is 0 there.
+    func testOnePixelAndOneRowImagesGiveMasksOfTheirSize() throws {
+        for model in ["selfie_segmentation.tflite", "hair_segmentation.tflite"] {
+            let segmenter = try Self.segmenter(model)
+            for (width, height) in [(1, 1), (1, 7), (9, 1), (2, 2), (600, 1)] {
+                let image = try MPImage(pixels: [UInt8](repeating: 128, count: width * height * 4), width: width, height: height, format: .rgba8)
+                let result = try segmenter.segment(image: image)
+                for mask in (result.confidenceMasks ?? []) + [result.categoryMask].compactMap({ $0 }) {
+                    XCTAssertEqual([mask.width, mask.height], [width, height], "\(model) \(width)×\(height)")
+                    XCTAssertTrue(mask.float32Values.allSatisfy(\.isFinite), "\(model) \(width)×\(height)")
+                }
             }
         }
     }

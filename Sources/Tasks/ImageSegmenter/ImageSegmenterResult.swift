@@ -1,4 +1,9 @@
-/// The masks of one image or frame, at the image's size (the buffer's width and height).
+/// The masks of one image or frame, at the image's size: the buffer's width and height, as MediaPipe gives them. For
+/// an image whose orientation turns it a quarter turn, that is MediaPipe's too: the model sees the upright picture
+/// and its masks are stretched to the buffer's width and height without being turned back (MediaPipe's
+/// ImageSegmenterGraph resizes them to the input's size and never undoes the rotation): stretch them back to the
+/// upright picture's size (the buffer's height × width) to lay them over it.
+/// A four-channel model (the hair model) sees the buffer as stored, whatever its orientation.
 public struct ImageSegmenterResult: TaskResult, Sendable, Equatable {
     /// One float mask per category, in the order of ``ImageSegmenter/labels``: each pixel's confidence, usually in
     /// [0, 1]; nil when the options turn them off.

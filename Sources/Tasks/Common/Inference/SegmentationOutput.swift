@@ -32,23 +32,29 @@ struct SegmentationOutput: Sendable {
     /// The activation of every pixel (TensorsToSegmentation's `ProcessForConfidenceMaskCpu`), one plane per channel.
     private func activatedPlanes() -> [[Float]] {
         let count = width * height
-        var planes = [[Float]](repeating: [Float](repeating: 0, count: count), count: channels)
+        if channels == 1 && activation != .softmax {
+            let plane = Array(values.prefix(count))
+            return [activation == .sigmoid ? plane.map(Self.sigmoid) : plane]
+        }
+        var planar = [Float](repeating: 0, count: count * channels)
         var activated = [Float](repeating: 0, count: channels)
         values.withUnsafeBufferPointer { values in
-            for i in 0..<count {
-                let pixel = UnsafeBufferPointer(rebasing: values[(i * channels)..<((i + 1) * channels)])
-                switch activation {
-                case .none:
-                    for c in 0..<channels { activated[c] = pixel[c] }
-                case .sigmoid:
-                    for c in 0..<channels { activated[c] = Self.sigmoid(pixel[c]) }
-                case .softmax:
-                    Self.stableSoftmax(pixel, into: &activated)
+            planar.withUnsafeMutableBufferPointer { planar in
+                for i in 0..<count {
+                    let pixel = UnsafeBufferPointer(rebasing: values[(i * channels)..<((i + 1) * channels)])
+                    switch activation {
+                    case .none:
+                        for c in 0..<channels { activated[c] = pixel[c] }
+                    case .sigmoid:
+                        for c in 0..<channels { activated[c] = Self.sigmoid(pixel[c]) }
+                    case .softmax:
+                        Self.stableSoftmax(pixel, into: &activated)
+                    }
+                    for c in 0..<channels { planar[c * count + i] = activated[c] }
                 }
-                for c in 0..<channels { planes[c][i] = activated[c] }
             }
         }
-        return planes
+        return (0..<channels).map { Array(planar[($0 * count)..<(($0 + 1) * count)]) }
     }
 
     /// `1. / (1 + std::exp(-value))`: the exponential in float, the division in double, stored as float.
@@ -75,6 +81,13 @@ struct SegmentationOutput: Sendable {
         // MediaPipe divides by `output - 1`; a one-pixel output (a division by zero there) samples the first pixel.
         let widthScale: Float = outputWidth > 1 ? Float(width - 1) / Float(outputWidth - 1) : 0
         let heightScale: Float = outputHeight > 1 ? Float(height - 1) / Float(outputHeight - 1) : 0
+        // Per output column, its two source columns and the weight between them (the same for every row).
+        let lastColumn = Float(self.width) - 1
+        let columns = (0..<outputWidth).map { x -> (Int, Int, Float) in
+            let fx = Float(x) * widthScale
+            let x0 = Int(max(fx.rounded(.down), 0)), x1 = Int(min(fx.rounded(.up), lastColumn))
+            return (x0, x1, max(min(fx - Float(x0), 1), 0))
+        }
         let (width, height, channels, activation) = (width, height, channels, activation)
         return Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<UInt8>) in
             values.withUnsafeBufferPointer { values in
@@ -83,17 +96,17 @@ struct SegmentationOutput: Sendable {
                     let fy = Float(y) * heightScale
                     let y0 = Int(max(fy.rounded(.down), 0)), y1 = Int(min(fy.rounded(.up), Float(height) - 1))
                     let t0 = max(min(fy - Float(y0), 1), 0)
+                    let row0 = y0 * width, row1 = y1 * width
                     for x in 0..<outputWidth {
-                        let fx = Float(x) * widthScale
-                        let x0 = Int(max(fx.rounded(.down), 0)), x1 = Int(min(fx.rounded(.up), Float(width) - 1))
-                        let t1 = max(min(fx - Float(x0), 1), 0)
+                        let (x0, x1, t1) = columns[x]
                         for c in 0..<channels {
-                            let v00 = values[(y0 * width + x0) * channels + c], v10 = values[(y1 * width + x0) * channels + c]
-                            let v01 = values[(y0 * width + x1) * channels + c], v11 = values[(y1 * width + x1) * channels + c]
+                            let v00 = values[(row0 + x0) * channels + c], v10 = values[(row1 + x0) * channels + c]
+                            let v01 = values[(row0 + x1) * channels + c], v11 = values[(row1 + x1) * channels + c]
                             // LinearInterpolate(LinearInterpolate(v00, v10, t0), LinearInterpolate(v01, v11, t0), t1).
                             let left = v00 + (v10 - v00) * t0, right = v01 + (v11 - v01) * t0
                             scores[c] = left + (right - left) * t1
                         }
+                        // The sigmoid before the argmax too: it saturates, and equal scores take the first category.
                         if activation == .sigmoid {
                             for c in 0..<channels { scores[c] = Self.sigmoid(scores[c]) }
                         }
@@ -163,6 +176,7 @@ enum OpenCVResize {
         let columns = LinearAxis(source: width, destination: outputWidth, clampsFraction: true)
         let rows = LinearAxis(source: height, destination: outputHeight, clampsFraction: false)
         var row0 = [Float](repeating: 0, count: outputWidth), row1 = row0
+        var rows01 = (-1, -1)
         func horizontal(_ y: Int, into row: inout [Float]) {
             let line = y * width
             for x in 0..<outputWidth {
@@ -172,8 +186,17 @@ enum OpenCVResize {
         }
         for y in 0..<outputHeight {
             let s = rows.index[y], f = rows.weight[y]
-            horizontal(min(max(s, 0), height - 1), into: &row0)
-            horizontal(min(max(s + 1, 0), height - 1), into: &row1)
+            // Upscaling reads each source row for many output rows: each is resized horizontally once.
+            let wanted = (min(max(s, 0), height - 1), min(max(s + 1, 0), height - 1))
+            if wanted != rows01 {
+                if wanted.0 == rows01.1 {
+                    swap(&row0, &row1)
+                } else {
+                    horizontal(wanted.0, into: &row0)
+                }
+                if wanted.1 == wanted.0 { row1 = row0 } else { horizontal(wanted.1, into: &row1) }
+                rows01 = wanted
+            }
             let b0 = 1 - f, line = y * outputWidth
             for x in 0..<outputWidth { output[line + x] = row0[x] * b0 + row1[x] * f }
         }
