@@ -6,7 +6,7 @@ extension InteractiveSegmenter {
     package static let registration = TaskDescription(
         name: "interactive-segmenter", title: "Interactive Segmenter",
         summary: "Segment the object under a point of the image, as MediaPipe's (legacy) Interactive Segmenter does.",
-        modelNames: ["magic_touch.tflite", "interactive_segmenter_standin.tflite"],
+        modelNames: ["interactive_segmenter_standin.tflite", "magic_touch.tflite"],
         options: [
             .number("keypointX", \InteractiveSegmenterOptions.keypointX, in: 0...1,
                     help: "The point on the object, across the image (0 left, 1 right)."),

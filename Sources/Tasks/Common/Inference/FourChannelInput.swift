@@ -41,31 +41,59 @@ extension OpenCVResize {
         let columns = LinearAxis(source: width, destination: toWidth, clampsFraction: true)
         let rows = LinearAxis(source: height, destination: toHeight, clampsFraction: false)
         func fixed(_ value: Float) -> Int32 { Int32((value * coefficientScale).rounded(.toNearestOrEven)) }
-        let alpha0 = columns.weight.map { fixed(1 - $0) }, alpha1 = columns.weight.map { fixed($0) }
-        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
-        var row0 = [Int32](repeating: 0, count: toWidth * cn), row1 = row0
-        func horizontal(_ y: Int, into row: inout [Int32]) {
-            let line = y * width * cn
-            for x in 0..<toWidth {
-                let s = columns.index[x]
-                for c in 0..<cn {
-                    let left = Int32(source[line + s * cn + c])
-                    row[x * cn + c] = s + 1 < width
-                        ? left * alpha0[x] + Int32(source[line + (s + 1) * cn + c]) * alpha1[x]
-                        : left * Int32(coefficientScale)
-                }
+        // Per output column: the first source byte's offset and the two weights (the second 0 past the last column,
+        // where OpenCV reads the last column alone, times 2048).
+        var offsets = [Int](repeating: 0, count: toWidth)
+        var alpha0 = [Int32](repeating: 0, count: toWidth), alpha1 = alpha0
+        for x in 0..<toWidth {
+            let s = columns.index[x]
+            offsets[x] = s * cn
+            if s + 1 < width {
+                alpha0[x] = fixed(1 - columns.weight[x])
+                alpha1[x] = fixed(columns.weight[x])
+            } else {
+                alpha0[x] = Int32(coefficientScale)
             }
         }
-        for y in 0..<toHeight {
-            let s = rows.index[y], f = rows.weight[y]
-            horizontal(min(max(s, 0), height - 1), into: &row0)
-            horizontal(min(max(s + 1, 0), height - 1), into: &row1)
-            let b0 = fixed(1 - f), b1 = fixed(f)
-            let line = y * toWidth * cn
-            for i in 0..<(toWidth * cn) {
-                let top = (Int32(Int16(clamping: row0[i] >> 4)) * b0) >> 16
-                let bottom = (Int32(Int16(clamping: row1[i] >> 4)) * b1) >> 16
-                output[line + i] = UInt8(clamping: (top + bottom + 2) >> 2)
+        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
+        var row0 = [Int32](repeating: 0, count: toWidth * cn), row1 = row0
+        var rows01 = (-1, -1)
+        source.withUnsafeBufferPointer { source in
+            func horizontal(_ y: Int, into row: inout [Int32]) {
+                let line = y * width * cn
+                row.withUnsafeMutableBufferPointer { row in
+                    for x in 0..<toWidth {
+                        let at = line + offsets[x], a0 = alpha0[x], a1 = alpha1[x]
+                        // The second column is read only where it exists (its weight is 0 elsewhere).
+                        let next = a1 != 0 ? at + cn : at
+                        for c in 0..<cn {
+                            row[x * cn + c] = Int32(source[at + c]) * a0 + Int32(source[next + c]) * a1
+                        }
+                    }
+                }
+            }
+            output.withUnsafeMutableBufferPointer { output in
+                for y in 0..<toHeight {
+                    let s = rows.index[y], f = rows.weight[y]
+                    // Each source row is resized horizontally once, however many output rows read it.
+                    let wanted = (min(max(s, 0), height - 1), min(max(s + 1, 0), height - 1))
+                    if wanted != rows01 {
+                        if wanted.0 == rows01.1 { swap(&row0, &row1) } else { horizontal(wanted.0, into: &row0) }
+                        if wanted.1 == wanted.0 { row1 = row0 } else { horizontal(wanted.1, into: &row1) }
+                        rows01 = wanted
+                    }
+                    let b0 = fixed(1 - f), b1 = fixed(f)
+                    let line = y * toWidth * cn
+                    row0.withUnsafeBufferPointer { row0 in
+                        row1.withUnsafeBufferPointer { row1 in
+                            for i in 0..<(toWidth * cn) {
+                                let top = (Int32(Int16(clamping: row0[i] >> 4)) * b0) >> 16
+                                let bottom = (Int32(Int16(clamping: row1[i] >> 4)) * b1) >> 16
+                                output[line + i] = UInt8(clamping: (top + bottom + 2) >> 2)
+                            }
+                        }
+                    }
+                }
             }
         }
         return output

@@ -90,7 +90,7 @@ struct SegmentationOutput: Sendable {
         }
         let (width, height, channels, activation) = (width, height, channels, activation)
         return Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<UInt8>) in
-            values.withUnsafeBufferPointer { values in
+            values.withUnsafeBufferPointer { values in columns.withUnsafeBufferPointer { columns in
                 var scores = [Float](repeating: 0, count: channels)
                 for y in 0..<outputHeight {
                     let fy = Float(y) * heightScale
@@ -121,7 +121,7 @@ struct SegmentationOutput: Sendable {
                         output[y * outputWidth + x] = category
                     }
                 }
-            }
+            } }
         }
     }
 }
@@ -179,9 +179,15 @@ enum OpenCVResize {
         var rows01 = (-1, -1)
         func horizontal(_ y: Int, into row: inout [Float]) {
             let line = y * width
-            for x in 0..<outputWidth {
-                let s = columns.index[x], f = columns.weight[x]
-                row[x] = s + 1 < width ? source[line + s] * (1 - f) + source[line + s + 1] * f : source[line + s]
+            columns.index.withUnsafeBufferPointer { index in
+                columns.weight.withUnsafeBufferPointer { weight in
+                    row.withUnsafeMutableBufferPointer { row in
+                        for x in 0..<outputWidth {
+                            let s = index[x], f = weight[x]
+                            row[x] = s + 1 < width ? source[line + s] * (1 - f) + source[line + s + 1] * f : source[line + s]
+                        }
+                    }
+                }
             }
         }
         for y in 0..<outputHeight {
@@ -198,7 +204,11 @@ enum OpenCVResize {
                 rows01 = wanted
             }
             let b0 = 1 - f, line = y * outputWidth
-            for x in 0..<outputWidth { output[line + x] = row0[x] * b0 + row1[x] * f }
+            row0.withUnsafeBufferPointer { row0 in
+                row1.withUnsafeBufferPointer { row1 in
+                    for x in 0..<outputWidth { output[line + x] = row0[x] * b0 + row1[x] * f }
+                }
+            }
         }
     }
 }
