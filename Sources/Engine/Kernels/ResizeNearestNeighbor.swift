@@ -24,18 +24,12 @@ struct ResizeNearestNeighborKernel: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         try context.requireSameType([output], as: input)
-        guard context.shape(input).count == 4, let i = nhwc(context.shape(input)), let elementBytes = context.type(input).byteSize else {
-            throw context.fail("input \(context.shape(input)) is not 4-D")
-        }
-        let size = try context.constantIntegers(1)
-        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw context.fail("size \(size)") }
-        guard i.n > 0, i.h > 0, i.w > 0, i.c > 0 else { throw context.fail("input \(context.shape(input)) has no elements") }
-        // The output shape (its byte cap included) is checked before the index tables are allocated.
-        try context.expect([i.n, size[0], size[1], i.c], forOutput: 0)
-        batch = i.n
-        inputHeight = i.h
-        inputWidth = i.w
-        pixelBytes = try context.arithmetic.multiply(i.c, elementBytes, "pixel bytes")
+        guard let elementBytes = context.type(input).byteSize else { throw context.fail("\(context.type(input).name) elements") }
+        let geometry = try ResizeGeometry(context, input: input)
+        batch = geometry.batch
+        inputHeight = geometry.height
+        inputWidth = geometry.width
+        pixelBytes = try context.arithmetic.multiply(geometry.channels, elementBytes, "pixel bytes")
         func sources(_ inputSize: Int, _ outputSize: Int) -> [Int] {
             let scale = alignCorners && outputSize > 1
                 ? Float(inputSize - 1) / Float(outputSize - 1) : Float(inputSize) / Float(outputSize)
@@ -48,8 +42,8 @@ struct ResizeNearestNeighborKernel: Kernel {
                 return max(Int(min(index, Float(inputSize - 1))), 0)
             }
         }
-        rows = sources(i.h, size[0])
-        columns = sources(i.w, size[1])
+        rows = sources(geometry.height, geometry.outputHeight)
+        columns = sources(geometry.width, geometry.outputWidth)
     }
 
     func run(_ memory: TensorMemory) {
