@@ -69,6 +69,24 @@ public struct SubgraphMetadata: Sendable, Equatable {
     public var associatedFiles: [AssociatedFile]
     public var inputProcessUnits: [ProcessUnit]
     public var outputProcessUnits: [ProcessUnit]
+    /// Named blobs a task defines the format of (MediaPipe's object detectors: `DETECTOR_METADATA`, an
+    /// ``ObjectDetectorMetadata``).
+    public var customMetadata: [CustomMetadata]
+
+    /// The custom metadata named `name`, if any.
+    public func customMetadata(named name: String) -> CustomMetadata? {
+        customMetadata.first { $0.name == name }
+    }
+}
+
+/// A subgraph's custom metadata entry: a name and its bytes, in place in the model file.
+public struct CustomMetadata: Sendable, Equatable {
+    public var name: String
+    public var data: ByteSlice
+
+    public static func == (a: CustomMetadata, b: CustomMetadata) -> Bool {
+        a.name == b.name && a.data.withUnsafeBytes { x in b.data.withUnsafeBytes { y in x.elementsEqual(y) } }
+    }
 }
 
 /// TFLite model metadata (the `TFLITE_METADATA` buffer, a flatbuffer of tflite-support's `metadata_schema.fbs`).
@@ -191,7 +209,10 @@ public struct ModelMetadata: Sendable, Equatable {
             outputTensors: outputs,
             associatedFiles: try files(t, 4),
             inputProcessUnits: try processUnits(t, 5, "input_process_units"),
-            outputProcessUnits: try processUnits(t, 6, "output_process_units"))
+            outputProcessUnits: try processUnits(t, 6, "output_process_units"),
+            customMetadata: try t.tables(9, "custom_metadata").map { (entry) throws(FormatError) in
+                CustomMetadata(name: try entry.string(0, "name") ?? "", data: try entry.bytes(1, "data") ?? entry.buffer.emptySlice)
+            })
     }
 }
 
