@@ -30,9 +30,7 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
         case .face: return ["face_landmarker.task"]
         case .hand: return ["hand_landmarker.task"]
         case .gesture: return ["gesture_recognizer.task"]
-        // EfficientDet-Lite, MediaPipe's default, heads this list once the object detector decodes raw outputs (#43):
-        // until then a models folder holding it would fail the service's start, where every model is loaded.
-        case .object: return ["ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
+        case .object: return ["efficientdet_lite0.tflite", "efficientdet_lite2.tflite", "ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
         case .classify: return ["efficientnet_lite0.tflite", "efficientnet_lite2.tflite", "bird_classifier.tflite"]
         default: return registered?.modelNames ?? []
         }

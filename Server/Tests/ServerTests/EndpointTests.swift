@@ -92,6 +92,9 @@ final class EndpointTests: XCTestCase {
                             cli: ["--max-results", "5", "--score-threshold", "0.3"], query: "maxResults=5&scoreThreshold=0.3")
         try assertSameAsCLI(task: "object", model: "ssd_mobilenet_v1.tflite", image: "obj_street_people.jpg",
                             cli: ["--allow", "person"], query: "categoryAllowlist=person")
+        // MediaPipe's default model, EfficientDet-Lite0 (raw outputs decoded with its detector metadata).
+        try assertSameAsCLI(task: "object", model: "efficientdet_lite0.tflite", image: "obj_kitchen_people.jpg",
+                            cli: ["--max-results", "5"], query: "maxResults=5")
     }
 
     func testClassifyEqualsCLI() throws {
