@@ -167,7 +167,8 @@ final class ImageEmbedderTests: XCTestCase {
     /// the center (as OpenCV 5's does: `center + a·h + b·w`), where 0.10.14's, and ours (Imaging's `PerspectiveMap`),
     /// mirror the first two through the center (`2·center − p`). The last bits of two corners differ; at rows whose
     /// 1/32-pixel source coordinate is a tie the rounding flips, and the crop differs by 1–2 levels in 665 values
-    /// (measured through a model whose output is its input tensor). On those entries ours equals 0.10.14's bit for bit
+    /// (tools/mediapipe_crop_probe.py reads MediaPipe's crop back through a model whose output is its input tensor, and
+    /// redoes it with both corner formulas: each gives one version's crop exactly). On those entries ours equals 0.10.14's bit for bit
     /// and is as far from 1.2.3's as 0.10.14 is (the fixture's "spread"); everywhere else 1.2.3 and 0.10.14 agree.
     static let boxPointsEntries: Set = ["roi/float-l2/coral_cat.png", "roi/quantized-l2/coral_cat.png"]
 
