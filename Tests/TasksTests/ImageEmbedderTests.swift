@@ -451,6 +451,42 @@ final class ImageEmbedderTests: XCTestCase {
         }
     }
 
+    /// The registration every surface takes the task from: its options by MediaPipe's names, and answers whose JSON
+    /// carries MediaPipe's embeddings (float-l2 and quantized on coral_cat.png, as the fixture has them).
+    func testRegistrationAnswersWithMediaPipesEmbeddings() throws {
+        let file = try Self.reference()
+        let task = ImageEmbedder.registration
+        XCTAssertEqual(task.typeName, "ImageEmbedder")
+        XCTAssertEqual(task.options.map(\.flag), ["--l2-normalize", "--quantize"])
+        XCTAssertEqual(task.options.map(\.defaultValue), [.flag(false), .flag(false)])
+        let image = try Self.photo("coral_cat.png")
+        for (set, values) in [("float-l2", ["l2Normalize": TaskOptionValue.flag(true)]),
+                              ("quantized", ["quantize": .flag(true)])] {
+            let entry = try XCTUnwrap(file.entries.first { $0.id == "\(set)/coral_cat.png" })
+            let reference = try XCTUnwrap(entry.result.embeddings.first)
+            let session = try task.open(TaskSetup(modelPath: Self.modelPath, values: values))
+            let answer = try session.answer(image, timestamp: nil)
+            let data = try JSONSerialization.data(withJSONObject: answer.json)
+            let embeddings = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["embeddings"] as? [[String: Any]])
+            XCTAssertEqual(embeddings.count, 1)
+            XCTAssertEqual(embeddings[0]["headIndex"] as? Int, 0)
+            XCTAssertEqual(embeddings[0]["headName"] as? String, reference.headName)
+            if let floats = reference.floats {
+                let ours = try XCTUnwrap(embeddings[0]["floatEmbedding"] as? [Double], set)
+                XCTAssertEqual(ours.map { Float($0) }, floats, set)
+                XCTAssertNil(embeddings[0]["quantizedEmbedding"])
+            } else {
+                let ours = try XCTUnwrap(embeddings[0]["quantizedEmbedding"] as? [Int], set)
+                XCTAssertEqual(ours, try XCTUnwrap(reference.bytes).map { Int($0) }, set)
+                XCTAssertNil(embeddings[0]["floatEmbedding"])
+            }
+            XCTAssertTrue(answer.summary.hasPrefix("1 embedding(s), 1280 "), answer.summary)
+        }
+        XCTAssertThrowsError(try task.open(TaskSetup(modelPath: Self.modelPath, values: ["maxResults": .integer(3)]))) { error in
+            guard case .invalidOption(name: "maxResults", _) = error as? VisionTaskError else { return XCTFail("\(error)") }
+        }
+    }
+
     /// The options are MediaPipe's (both false by default); a delegate outside live-stream mode and a wrong running
     /// mode are typed errors, as for every task.
     func testOptionsAndRunningModes() throws {
