@@ -487,6 +487,50 @@ final class ImageEmbedderTests: XCTestCase {
         }
     }
 
+    /// MediaPipe's iOS guide, as an app writes it (an `NSObject` delegate, `.doubleValue` on the similarity): two photos'
+    /// quantized, normalized embeddings and their similarity, MediaPipe's; the same frames through the live stream.
+    func testAsAppsUseIt() throws {
+        final class EmbedderService: NSObject, ImageEmbedderLiveStreamDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var results: [Int: ImageEmbedderResult] = [:]
+            func imageEmbedder(_ imageEmbedder: ImageEmbedder, didFinishEmbedding result: ImageEmbedderResult?,
+                               timestampInMilliseconds: Int, error: Error?) {
+                guard let result else { return }
+                lock.lock(); results[timestampInMilliseconds] = result; lock.unlock()
+            }
+        }
+        let file = try Self.reference()
+        let expected = try XCTUnwrap(file.similarities.first { $0.a == "quantized-l2/coral_cat.png" && $0.b == "quantized-l2/obj_cat.jpg" }?.value)
+
+        let options = ImageEmbedderOptions()
+        options.baseOptions.modelAssetPath = Self.modelPath
+        options.quantize = true
+        options.l2Normalize = true
+        let imageEmbedder = try ImageEmbedder(options: options)
+        let image = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/coral_cat.png").path)
+        let otherImage = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/obj_cat.jpg").path)
+        let result = try imageEmbedder.embed(image: image)
+        let otherResult = try imageEmbedder.embed(image: otherImage)
+        let similarity = try ImageEmbedder.cosineSimilarity(
+            embedding1: result.embeddingResult.embeddings[0],
+            embedding2: otherResult.embeddingResult.embeddings[0])
+        XCTAssertEqual(similarity.doubleValue, expected, accuracy: 1e-4)
+        XCTAssertEqual(result.embeddingResult.embeddings[0].quantizedEmbedding?.count, 1280)
+
+        let service = EmbedderService()
+        let liveOptions = options.copy()
+        liveOptions.runningMode = .liveStream
+        liveOptions.imageEmbedderLiveStreamDelegate = service
+        let liveEmbedder = try ImageEmbedder(options: liveOptions)
+        try liveEmbedder.embedAsync(image: image, timestampInMilliseconds: 1)
+        liveEmbedder.waitUntilIdle()
+        try liveEmbedder.embedAsync(image: otherImage, timestampInMilliseconds: 2)
+        liveEmbedder.waitUntilIdle()
+        service.lock.lock(); defer { service.lock.unlock() }
+        XCTAssertEqual(service.results[1]?.embeddingResult.embeddings, result.embeddingResult.embeddings)
+        XCTAssertEqual(service.results[2]?.embeddingResult.embeddings, otherResult.embeddingResult.embeddings)
+    }
+
     /// The options are MediaPipe's (both false by default); a delegate outside live-stream mode and a wrong running
     /// mode are typed errors, as for every task.
     func testOptionsAndRunningModes() throws {
