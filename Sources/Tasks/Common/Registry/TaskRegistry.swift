@@ -3,6 +3,7 @@
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
         FaceDetector.registration,
+        ImageEmbedder.registration,
     ]
 
     package static func task(named name: String) -> TaskDescription? {
