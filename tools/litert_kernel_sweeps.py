@@ -38,7 +38,8 @@ refuses: those cases keep AUTO's outputs alone (builtin_error).
 
 One .npz per family is written to the cache directory (conv2d.npz, depthwise_conv2d.npz, fully_connected.npz,
 add.npz, sub.npz, mul.npz, pool.npz (average and max), mean.npz, softmax.npz, logistic.npz, tanh.npz,
-concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, quantize.npz, dequantize.npz), holding for case i:
+concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, resize_nearest_neighbor.npz, quantize.npz,
+dequantize.npz), holding for case i:
 
 - `m<i>`: the model, its bytes as a uint8 array;
 - `a<i>_<j>`: graph input j;
@@ -151,6 +152,8 @@ def version(case):
         return 2 if int8 else 1
     if op == "RESIZE_BILINEAR":
         return 3 if p["half_pixel_centers"] else 2 if int8 else 1
+    if op == "RESIZE_NEAREST_NEIGHBOR":
+        return 3 if p["half_pixel_centers"] or p["align_corners"] else 2 if int8 else 1
     if op == "DEQUANTIZE":
         return (5 if len(case.inputs[0].scale) > 1 else 2) if case.inputs[0].kind == "int8" else 1
     if op == "QUANTIZE":
@@ -1112,6 +1115,34 @@ def resize_bilinear(rng):
             yield partial(make, kind, config, True)
 
 
+# Extra RESIZE_NEAREST_NEIGHBOR cases (as RESIZE): exact .5 positions under align_corners (3 -> 5: scale 0.5, where
+# rounding half away from zero and flooring part), EfficientDet-Lite's feature-pyramid upsampling (3 -> 5, 5 -> 10,
+# 10 -> 20, no flags) and a 2x upsampling with half-pixel centres.
+RESIZE_NEAREST_EXTRA = [
+    (3, 3, 5, 5, 5, True, False),
+    (3, 3, 8, 5, 5, False, False),
+    (5, 5, 3, 10, 10, False, False),
+    (10, 10, 17, 20, 20, False, False),
+    (4, 6, 3, 8, 12, False, True),
+]
+
+
+def resize_nearest_neighbor(rng):
+    """RESIZE_NEAREST_NEIGHBOR over RESIZE's grid and its extra cases (XNNPACK's delegate does not take it: LiteRT runs
+    its builtin kernel, a gather that copies quantized bytes as they are)."""
+    def make(kind, config):
+        h, w, c, nh, nw, align, half = config
+        x = activation(rng, kind, [1, h, w, c])
+        label = f"1x{h}x{w}x{c} -> {nh}x{nw}" + (" align_corners" if align else "") + (" half_pixel_centers" if half else "")
+        return Case(label, "RESIZE_NEAREST_NEIGHBOR", kind, [x, int32([nh, nw])], [same_as(x) if kind != "float32" else output(kind)],
+                    options("ResizeNearestNeighborOptions", alignCorners=align, halfPixelCenters=half),
+                    half_pixel_centers=half, align_corners=align)
+
+    for kind in KINDS:
+        for config in RESIZE + RESIZE_EXTRA + RESIZE_NEAREST_EXTRA:
+            yield partial(make, kind, config)
+
+
 # (input type, input scale, input zero point, output type, output scale, output zero point); no input scale: float
 QUANTIZE = [
     ("float32", None, None, "uint8", 0.025, 120),
@@ -1233,6 +1264,7 @@ FAMILIES = {
     "concatenation": concatenation,
     "pad": pad,
     "resize_bilinear": resize_bilinear,
+    "resize_nearest_neighbor": resize_nearest_neighbor,
     "quantize": quantize,
     "dequantize": dequantize,
 }

@@ -106,6 +106,51 @@ def metadata_seeds():
             write("tflite-metadata", content, name.split(".")[0])
 
 
+def detector_metadata_seeds():
+    """MediaPipe's object detector metadata (ObjectDetectorOptions, identifier V001, as EfficientDet-Lite carries it
+    under DETECTOR_METADATA): EfficientDet-Lite0's decoding options with three of its anchors (its 19,206 make a
+    461 kB blob), and the same without decoding options."""
+    def blob(with_decoding):
+        b = flatbuffers.Builder(256)
+        anchors = []
+        for x, y, w, h in [(0.0125, 0.0125, 0.075, 0.075), (0.0125, 0.0125, 0.10606602, 0.05303301), (0.8333334, 0.8333333, 1.122462, 2.244924)]:
+            b.StartObject(4)
+            b.PrependFloat32Slot(0, x, 0.0)
+            b.PrependFloat32Slot(1, y, 0.0)
+            b.PrependFloat32Slot(2, w, 0.0)
+            b.PrependFloat32Slot(3, h, 0.0)
+            anchors.append(b.EndObject())
+        b.StartVector(4, len(anchors), 4)
+        for anchor in reversed(anchors):
+            b.PrependUOffsetTRelative(anchor)
+        vector = b.EndVector()
+        b.StartObject(1)
+        b.PrependUOffsetTRelativeSlot(0, vector, 0)
+        fixed = b.EndObject()
+        b.StartObject(1)
+        b.PrependUOffsetTRelativeSlot(0, fixed, 0)
+        ssd = b.EndObject()
+        decoding = None
+        if with_decoding:
+            b.StartObject(12)
+            for slot, value in enumerate([90, 19206, 4, 0, 0, 2]):
+                b.PrependInt32Slot(slot, value, 0)
+            for slot in range(6, 10):
+                b.PrependFloat32Slot(slot, 1.0, 0.0)
+            b.PrependBoolSlot(10, True, False)
+            b.PrependBoolSlot(11, False, False)
+            decoding = b.EndObject()
+        b.StartObject(3)
+        b.PrependUOffsetTRelativeSlot(1, ssd, 0)
+        if decoding is not None:
+            b.PrependUOffsetTRelativeSlot(2, decoding, 0)
+        b.Finish(b.EndObject(), file_identifier=b"V001")
+        return bytes(b.Output())
+
+    write("detector-metadata", blob(True), "efficientdet-lite0-3-anchors")
+    write("detector-metadata", blob(False), "anchors-only")
+
+
 def flexbuffer_seeds():
     data, model = model_metadata(os.path.join(MODELS, "ssd_mobilenet_v1.tflite"))
     graph = model.Subgraphs(0)
@@ -243,6 +288,7 @@ def main():
     models = model_seeds()
     bundle_seeds(models)
     metadata_seeds()
+    detector_metadata_seeds()
     flexbuffer_seeds()
     face_geometry_seeds()
     npy_seeds()

@@ -1,11 +1,12 @@
-// Runs one guide's snippets on one image: seed-snippets pose|face|gesture IMAGE [FRAMES]. The model comes from where
-// the snippets look for it, `Bundle.main.path(forResource: "pose_landmarker" / "face_landmarker" / "gesture_recognizer",
-// ofType: "task")`: the bundle beside the binary.
+// Runs one guide's snippets on one image: seed-snippets pose|face|gesture|face-detector IMAGE [FRAMES]. The model comes
+// from where the snippets look for it, `Bundle.main.path(forResource: "pose_landmarker" / "face_landmarker" /
+// "gesture_recognizer", ofType: "task")` or, for the face detector guide's, `(forResource: "model", ofType: "tflite")`:
+// the bundle beside the binary.
 import VisionTasks
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, ["pose", "face", "gesture"].contains(arguments[1]) else {
-    print("usage: seed-snippets pose|face|gesture IMAGE [FRAMES]")
+guard arguments.count >= 3, ["pose", "face", "gesture", "face-detector"].contains(arguments[1]) else {
+    print("usage: seed-snippets pose|face|gesture|face-detector IMAGE [FRAMES]")
     exit(2)
 }
 let imagePath = arguments[2]
@@ -27,6 +28,16 @@ do {
         try gestureLiveStreamSnippets(imagePath: imagePath, frames: frames)
         let delivered = gestureLiveStreamResults.withLock { $0 }
         print("live stream: \(delivered.count) results, timestamps \(delivered.map(\.0)), hands \(delivered.map { $0.1 ?? -1 }), errors \(delivered.compactMap(\.2))")
+    } else if arguments[1] == "face-detector" {
+        let image = try faceDetectorImageModeSnippets(imagePath: imagePath)
+        print("image: \(image.detections.count) face(s), keypoints \(image.detections.map { $0.keypoints?.count ?? 0 })")
+        let byPath = try faceDetectorModelPathInitializer(imagePath: imagePath)
+        print("FaceDetector(modelPath:): \(byPath.detections.count) face(s)")
+        let video = try faceDetectorVideoModeSnippets(imagePath: imagePath, frames: frames)
+        print("video: \(video.count) frames, faces \(video.map(\.detections.count))")
+        try faceDetectorLiveStreamSnippets(imagePath: imagePath, frames: frames)
+        let delivered = faceDetectorLiveStreamResults.withLock { $0 }
+        print("live stream: \(delivered.count) results, timestamps \(delivered.map(\.0)), faces \(delivered.map { $0.1 ?? -1 }), errors \(delivered.compactMap(\.2))")
     } else {
         let image = try faceImageModeSnippets(imagePath: imagePath)
         print("image: \(image.faceLandmarks.count) face(s), \(image.faceLandmarks.first?.count ?? 0) landmarks")

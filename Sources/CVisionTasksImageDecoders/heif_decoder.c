@@ -93,3 +93,5 @@ int vt_heif_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_i
     out->channels = channels;
     return VT_IMAGE_OK;
 }
+
+const char *vt_heif_version(void) { return heif_get_version(); }

@@ -56,6 +56,7 @@ enum KernelRegistry {
         case .unpack: return try UnpackKernel(context)
         case .stridedSlice: return try StridedSliceKernel(context)
         case .transpose: return try TransposeKernel(context)
+        case .resizeNearestNeighbor: return try ResizeNearestNeighborKernel(context)
         default:
             throw context.unsupported("no kernel for \(context.type(try context.input(0)).name) tensors")
         }
@@ -94,6 +95,7 @@ enum KernelRegistry {
         case .reshape, .squeeze, .expandDims: return try CopyKernel(context)
         case .concatenation: return try ConcatenationKernel(context)
         case .resizeBilinear: return try ResizeBilinearKernel(context)
+        case .resizeNearestNeighbor: return try ResizeNearestNeighborKernel(context)
         case .depthToSpace: return try DepthToSpaceKernel(context)
         case .mean: return try ReduceKernel(context, operation: .mean)
         case .sum: return try ReduceKernel(context, operation: .sum)

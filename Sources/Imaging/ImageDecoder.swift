@@ -43,6 +43,10 @@ enum ImageDecoder {
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// The libheif release this process loaded ("1.15.1"): HEIF's pixels depend on it (its YCbCr → RGB conversion
+    /// changed between Debian 12's 1.15 and 1.23), so the tests hold each release to its own measured difference.
+    static let libheifVersion = String(cString: vt_heif_version())
+
     static func decode(_ bytes: [UInt8], options: ImageDecodingOptions = ImageDecodingOptions()) throws(ImageError) -> Decoded {
         switch try ImageFormat.sniff(bytes) {
         case .png: return try decodePNG(bytes, options: options)

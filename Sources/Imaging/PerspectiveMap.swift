@@ -1,12 +1,12 @@
 import Foundation
 
-/// The map from tensor pixels to image pixels, computed with the same floating-point operations as OpenCV's
-/// `boxPoints` → `getPerspectiveTransform` → `warpPerspective` (4.x, before the 4.11 warp rewrite), so that the
-/// 1/32-pixel source coordinates — and the ties among them that decide a rounding — come out identical.
+/// The map from tensor pixels to image pixels, computed with the same floating-point operations as OpenCV's `boxPoints`
+/// → `getPerspectiveTransform` → `warpPerspective` (4.x, before the 4.11 warp rewrite), so that the 1/32-pixel source
+/// coordinates — and the ties among them that decide a rounding — come out identical.
 ///
-/// The order of operations matters and is OpenCV's: corners in float; an 8×8 system solved by its LU routine
-/// (partial pivoting, reciprocal pivots); the 3×3 inverse by cofactors; then per 16×64 output block the row's
-/// base coordinate plus the column step, divided by the homogeneous weight, scaled by 32 and rounded to even.
+/// The order of operations matters and is OpenCV's: corners in float; an 8×8 system solved by its LU routine (partial
+/// pivoting, division by the pivots in back substitution); the 3×3 inverse by cofactors; then per 16×64 output block
+/// the row's base coordinate plus the column step, divided by the homogeneous weight, scaled by 32 and rounded to even.
 struct PerspectiveMap {
     /// Inverse map (tensor → image), row-major 3×3.
     let m: [Double]
@@ -67,12 +67,15 @@ struct PerspectiveMap {
                 for k in (i + 1)..<n { a[j * n + k] += alpha * a[i * n + k] }
                 b[j] += alpha * b[i]
             }
-            a[i * n + i] = -d
         }
+        // Back substitution divides by the pivot, as OpenCV 4.10's LUImpl (and MediaPipe's OpenCV) does: multiplying
+        // by its reciprocal gave 1.5920398009950247 for 320 / 201 where OpenCV has 1.592039800995025, one ulp that
+        // moved 1/32-pixel ties in the warp (EfficientDet-Lite0 on pose1.jpg and obj_kitchen_people.jpg; checked
+        // against OpenCV 4.10's getPerspectiveTransform on 251×201, 640×427, 640×480 and 428×500).
         for i in stride(from: n - 1, through: 0, by: -1) {
             var s = b[i]
             for k in (i + 1)..<n { s -= a[i * n + k] * b[k] }
-            b[i] = s * a[i * n + i]
+            b[i] = s / a[i * n + i]
         }
         return b + [1]
     }

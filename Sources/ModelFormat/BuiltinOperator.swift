@@ -27,6 +27,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, CustomStrin
     public static let relu = BuiltinOperator(rawValue: 19)
     public static let reshape = BuiltinOperator(rawValue: 22)
     public static let resizeBilinear = BuiltinOperator(rawValue: 23)
+    public static let resizeNearestNeighbor = BuiltinOperator(rawValue: 97)
     public static let softmax = BuiltinOperator(rawValue: 25)
     /// Operators identified by their custom code rather than a builtin number.
     public static let custom = BuiltinOperator(rawValue: 32)

@@ -69,15 +69,24 @@ public struct SubgraphMetadata: Sendable, Equatable {
     public var associatedFiles: [AssociatedFile]
     public var inputProcessUnits: [ProcessUnit]
     public var outputProcessUnits: [ProcessUnit]
-    /// Task-specific metadata by name (MediaPipe's segmenter reads its activation from `SEGMENTER_METADATA`).
-    public var customMetadata: [CustomMetadata] = []
+    /// Named blobs a task defines the format of (MediaPipe's object detectors: `DETECTOR_METADATA`, an
+    /// ``ObjectDetectorMetadata``).
+    public var customMetadata: [CustomMetadata]
+
+    /// The custom metadata named `name`, if any.
+    public func customMetadata(named name: String) -> CustomMetadata? {
+        customMetadata.first { $0.name == name }
+    }
 }
 
-/// A named blob of task-specific metadata (metadata `CustomMetadata`): its bytes are a flatbuffer of the task's own
-/// schema.
+/// A subgraph's custom metadata entry: a name and its bytes, in place in the model file.
 public struct CustomMetadata: Sendable, Equatable {
     public var name: String
-    public var data: [UInt8]
+    public var data: ByteSlice
+
+    public static func == (a: CustomMetadata, b: CustomMetadata) -> Bool {
+        a.name == b.name && a.data.withUnsafeBytes { x in b.data.withUnsafeBytes { y in x.elementsEqual(y) } }
+    }
 }
 
 /// TFLite model metadata (the `TFLITE_METADATA` buffer, a flatbuffer of tflite-support's `metadata_schema.fbs`).
@@ -202,7 +211,7 @@ public struct ModelMetadata: Sendable, Equatable {
             inputProcessUnits: try processUnits(t, 5, "input_process_units"),
             outputProcessUnits: try processUnits(t, 6, "output_process_units"),
             customMetadata: try t.tables(9, "custom_metadata").map { (entry) throws(FormatError) in
-                CustomMetadata(name: try entry.string(0, "name") ?? "", data: try entry.bytes(1, "data")?.bytes ?? [])
+                CustomMetadata(name: try entry.string(0, "name") ?? "", data: try entry.bytes(1, "data") ?? entry.buffer.emptySlice)
             })
     }
 }
@@ -254,8 +263,7 @@ extension CustomMetadata {
     /// The activation of MediaPipe's `ImageSegmenterOptions` flatbuffer (file identifier `V001`) these bytes hold;
     /// nil when the value is not one MediaPipe knows (it refuses such a model).
     public func segmenterActivation() throws(FormatError) -> SegmenterActivation? {
-        let bytes = ByteStorage(copying: data).slice
-        let root = try FlatBufferTable.root(of: bytes, identifier: nil, budget: DecodeBudget(bytes: bytes.count),
+        let root = try FlatBufferTable.root(of: data, identifier: nil, budget: DecodeBudget(bytes: data.count),
                                             what: "segmenter metadata")
         let raw: Int8 = try root.scalar(0, default: 0, "activation")
         return SegmenterActivation(rawValue: raw)

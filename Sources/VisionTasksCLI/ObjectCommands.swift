@@ -31,7 +31,7 @@ struct CategoryOptions: ParsableArguments {
 struct ObjectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "object",
-        abstract: "Detect objects with a TFLite detector (SSD with TFLite_Detection_PostProcess and metadata) in images or video frames, as MediaPipe's Object Detector does; write MediaPipe's reference JSON and drawings.")
+        abstract: "Detect objects with a TFLite detector with metadata (EfficientDet-Lite, MediaPipe's default; SSD with TFLite_Detection_PostProcess) in images or video frames, as MediaPipe's Object Detector does; write MediaPipe's reference JSON and drawings.")
 
     @OptionGroup var common: TaskCommandOptions
     @OptionGroup var categories: CategoryOptions

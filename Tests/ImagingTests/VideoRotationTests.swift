@@ -25,14 +25,10 @@ final class VideoRotationTests: XCTestCase {
 
     private var ffmpeg: URL { get throws { URL(fileURLWithPath: try XCTUnwrap(VideoDecoderTestSupport.ffmpeg)) } }
 
-    /// The clip with its stream's rotation set by a stream copy (no re-encoding: the same coded frames). Debian's
-    /// ffmpeg 5.1 writes the `rotate` tag into the MP4 display matrix.
+    /// The clip with its stream's rotation set by a stream copy (no re-encoding: the same coded frames), with the
+    /// rotate tag on ffmpeg 5.1 or `-display_rotation` on ffmpeg 6+ (RotatedClip), its rotation checked by ffprobe.
     private func rotated(_ degrees: Int) throws -> URL {
-        let clip = directory.appendingPathComponent("rotate\(degrees).mp4")
-        let made = try ChildProcess.run(try ffmpeg, ["-nostdin", "-v", "error", "-i", Self.source.path, "-c", "copy",
-                                                     "-metadata:s:v:0", "rotate=\(degrees)", clip.path])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        return clip
+        try RotatedClip.make(from: Self.source, degrees: degrees, at: directory.appendingPathComponent("rotate\(degrees).mp4"))
     }
 
     /// ffmpeg's first frames of `clip`, as the plain command gives them.

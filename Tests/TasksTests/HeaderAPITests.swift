@@ -7,7 +7,8 @@ import XCTest
 /// (`../shared/reference/*.json`) with the reference tests' bounds: landmarks mean |Δx|, |Δy| ≤ 0.003 (world 0.005 m),
 /// visibility and presence within 0.02, mask summaries within 0.01, blendshapes mean 0.01 and max 0.05, matrices 0.02 on
 /// rotation and 0.5 cm on translation, handedness and gesture scores 0.02; the detector's and classifier's categories
-/// and boxes exactly. Each binary is copied beside the models, where `Bundle.main.path(forResource:ofType:)` finds them.
+/// and boxes exactly; the face detector against MediaPipe 1.2.3 (Tests/Fixtures/face_detector_reference.json) with the
+/// issue's bounds. Each binary is copied beside the models, where `Bundle.main.path(forResource:ofType:)` finds them.
 final class HeaderAPITests: XCTestCase {
     typealias Object = [String: Any]
 
@@ -148,6 +149,40 @@ final class HeaderAPITests: XCTestCase {
         }
     }
 
+    func testFaceDetectorAsAppsUseIt() throws {
+        // face_landmark_ex1.jpg with the service's 0.2 / 0.6: two faces in MediaPipe 1.2.3's answer (the "short-options"
+        // set of Tests/Fixtures/face_detector_reference.json), held to the bounds: box IoU ≥ 0.99, keypoints
+        // within 0.002, scores within 1e-4.
+        let image = "face_landmark_ex1.jpg"
+        let theirs = try faceDetectorReference(set: "short-options", image: image)
+        XCTAssertEqual(theirs.count, 2, "\(image): MediaPipe finds two faces at 0.2 / 0.6")
+        for (binary, output) in try run("face-detector", image: image) {
+            let label = "\(binary) \(image)"
+            let ours = try XCTUnwrap((output["result"] as? Object)?["detections"] as? [Object], label)
+            XCTAssertEqual(ours.count, theirs.count, label)
+            for (i, (a, b)) in zip(ours, theirs).enumerated() {
+                let boxA = try XCTUnwrap(a["boundingBox"] as? [String: Int], label), boxB = try XCTUnwrap(b["boundingBox"] as? [String: Int], label)
+                XCTAssertGreaterThanOrEqual(iou(boxA, boxB), 0.99, "\(label) detection \(i) box \(boxA) vs \(boxB)")
+                try compareCategories([a["categories"] as Any], [b["categories"] as Any], accuracy: 1e-4, label: "\(label) detection \(i)")
+                let pointsA = try XCTUnwrap(a["keypoints"] as? [Object], label), pointsB = try XCTUnwrap(b["keypoints"] as? [Object], label)
+                XCTAssertEqual(pointsA.count, 6, label)
+                XCTAssertEqual(pointsA.count, pointsB.count, label)
+                for (p, q) in zip(pointsA, pointsB) {
+                    XCTAssertEqual(try number(p["x"]), try number(q["x"]), accuracy: 0.002, "\(label) detection \(i) keypoint x")
+                    XCTAssertEqual(try number(p["y"]), try number(q["y"]), accuracy: 0.002, "\(label) detection \(i) keypoint y")
+                }
+            }
+            // The overlay's label from the first category: no name (BlazeFace has no labels), the score in whole percent.
+            let scores = try ours.map { Float(try number(($0["categories"] as? [Object])?.first?["score"])) }
+            XCTAssertEqual(output["overlayLabels"] as? [String], scores.map { " (\(Int($0 * 100.0))%) " }, label)
+            XCTAssertEqual(output["overlayKeypoints"] as? [Int], theirs.map { _ in 6 }, label)
+            XCTAssertEqual(output["rebuiltEqual"] as? Bool, true, "\(label): Detection(categories:boundingBox:keypoints:) round trip")
+            XCTAssertEqual(output["video"] as? [Int], [theirs.count, theirs.count, theirs.count], "\(label) video")
+            XCTAssertEqual(output["videoTimestamps"] as? [Int], [0, 33, 66], "\(label) video")
+            checkLiveStream(output, count: theirs.count, label: label)
+        }
+    }
+
     // MARK: - Running the binaries
 
     /// Each binary's JSON for `task` on `image`.
@@ -156,10 +191,14 @@ final class HeaderAPITests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("header-api-\(task)-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for model in ["pose_landmarker_lite.task", "face_landmarker.task", "hand_landmarker.task", "gesture_recognizer.task",
-                      "ssd_mobilenet_v1.tflite", "bird_classifier.tflite"] {
+        // Bundle name → our Models/ file: MediaPipe's face detector sample bundles BlazeFace short range as
+        // "blaze_face_short_range.tflite", the name MediaPipe's model store gives it.
+        let bundled = ["pose_landmarker_lite.task", "face_landmarker.task", "hand_landmarker.task", "gesture_recognizer.task",
+                       "ssd_mobilenet_v1.tflite", "bird_classifier.tflite"].map { ($0, $0) }
+            + [("blaze_face_short_range.tflite", "face_detection_short_range.tflite")]
+        for (name, model) in bundled {
             try FileManager.default.createSymbolicLink(
-                at: directory.appendingPathComponent(model), withDestinationURL: URL(fileURLWithPath: Repository.modelPath(model)))
+                at: directory.appendingPathComponent(name), withDestinationURL: URL(fileURLWithPath: Repository.modelPath(model)))
         }
         var outputs: [(String, Object)] = []
         for name in ["header-api", "header-api-swift5"] {
@@ -185,7 +224,29 @@ final class HeaderAPITests: XCTestCase {
         return try XCTUnwrap(results.first { $0["image"] as? String == image }?["result"] as? Object, "\(file): \(image)")
     }
 
+    /// MediaPipe 1.2.3's detections for `image` in a set of Tests/Fixtures/face_detector_reference.json (image mode).
+    private func faceDetectorReference(set: String, image: String) throws -> [Object] {
+        let data = try Data(contentsOf: Repository.fixtures.appendingPathComponent("face_detector_reference.json"))
+        let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? Object)?["entries"] as? [Object])
+        let entry = try XCTUnwrap(entries.first {
+            $0["set"] as? String == set && $0["image"] as? String == image && $0["runningMode"] as? String == "IMAGE"
+        }, "face_detector_reference.json: \(set) \(image)")
+        return try XCTUnwrap((entry["result"] as? Object)?["detections"] as? [Object])
+    }
+
     // MARK: - Comparing
+
+    /// Intersection over union of two pixel boxes written as MediaPipe's results write them.
+    private func iou(_ a: [String: Int], _ b: [String: Int]) -> Double {
+        func rect(_ box: [String: Int]) -> CGRect {
+            CGRect(x: box["originX"] ?? 0, y: box["originY"] ?? 0, width: box["width"] ?? 0, height: box["height"] ?? 0)
+        }
+        let r = rect(a), s = rect(b), overlap = r.intersection(s)
+        guard !overlap.isNull else { return 0 }
+        let shared = Double(overlap.width * overlap.height)
+        let union = Double(r.width * r.height + s.width * s.height) - shared
+        return union > 0 ? shared / union : 0
+    }
 
     struct Point { let x: Double, y: Double, z: Double, visibility: Double, presence: Double }
 

@@ -91,11 +91,8 @@ final class OrientationCLITests: XCTestCase {
     /// A clip whose stream is turned a quarter (a stream copy with rotate=90): `--json` has ffmpeg's upright size.
     func testVideoJSONSizeIsFFmpegsUprightFrame() throws {
         let clip = directory.appendingPathComponent("rotate90.mp4").path
-        let made = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "ffmpeg", "-nostdin", "-v", "error", "-i", Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path,
-            "-c", "copy", "-metadata:s:v:0", "rotate=90", clip,
-        ])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        try RotatedClip.make(from: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4"), degrees: 90,
+                             at: URL(fileURLWithPath: clip))
         let entries = try results(["pose", pose, clip, "--video", "--max-frames", "2", "--no-segmentation", "--rotation-degrees", "0"])
         XCTAssertEqual(entries.map(size), [[720, 1280], [720, 1280]])
     }

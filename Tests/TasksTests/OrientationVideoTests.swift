@@ -5,29 +5,27 @@ import VisionTasksTooling
 import XCTest
 
 /// Phone-video clips: the shared clips given a rotation in their stream metadata (`rotate=90/180/270`, what every
-/// portrait phone video carries), recreated here with the exact ffmpeg command the goldens were made from
-/// (Tests/Fixtures/orientation/video_*.json). ffmpeg shows such a clip turned, with width and height traded for a
-/// quarter turn; MediaPipe's results on those upright frames (`../shared/tools/mediapipe_reference.py --video`) are the
-/// truth, with the bounds of the upright video tests. Our decoder must give the frames in that orientation and size.
+/// portrait phone video carries), recreated here with the ffmpeg command the goldens were made from
+/// (Tests/Fixtures/orientation/video_*.json) or its ffmpeg 6+ equivalent. ffmpeg shows such a clip turned, with width
+/// and height traded for a quarter turn; MediaPipe's results on those upright frames
+/// (`../shared/tools/mediapipe_reference.py --video`) are the truth, with the bounds of the upright video tests. Our
+/// decoder must give the frames in that orientation and size.
 final class OrientationVideoTests: XCTestCase {
-    struct Clip: Decodable { let source: String; let rotate: Int; let width: Int; let height: Int }
+    struct Clip: Decodable { let source: String; let rotate: Int; let ffprobeRotation: Int; let width: Int; let height: Int }
     struct Header: Decodable { let model: String; let mediapipeVersion: String; let clip: Clip }
     struct Labelled: Decodable { let image: String; let width: Int; let height: Int; let timestampMs: Int? }
     struct Labels: Decodable { let results: [Labelled] }
 
     static let rotations = [90, 180, 270]
 
-    /// The clip rebuilt in a temporary directory, named as in the fixture (the frames' labels carry the name).
+    /// The clip rebuilt in a temporary directory, named as in the fixture (the frames' labels carry the name): the
+    /// fixture's command on ffmpeg 5.1, `-display_rotation` on ffmpeg 6+ (RotatedClip), with the fixture's display
+    /// rotation as ffprobe reads it.
     static func clip(_ header: Header, in directory: URL) throws -> URL {
         let name = (header.clip.source as NSString).deletingPathExtension + "_rotate\(header.clip.rotate).mp4"
-        let output = directory.appendingPathComponent(name)
-        let ffmpeg = Process()
-        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        ffmpeg.arguments = ["ffmpeg", "-v", "error", "-y", "-i", Repository.shared.appendingPathComponent("videos/\(header.clip.source)").path,
-                            "-c", "copy", "-metadata:s:v:0", "rotate=\(header.clip.rotate)", output.path]
-        try ffmpeg.run()
-        ffmpeg.waitUntilExit()
-        XCTAssertEqual(ffmpeg.terminationStatus, 0, "ffmpeg")
+        let output = try RotatedClip.make(from: Repository.shared.appendingPathComponent("videos/\(header.clip.source)"),
+                                          degrees: header.clip.rotate, at: directory.appendingPathComponent(name))
+        XCTAssertEqual(try RotatedClip.rotation(of: output), header.clip.ffprobeRotation, name)
         return output
     }
 

@@ -132,7 +132,7 @@ extension PoseReferenceTests {
             struct Nudge: Decodable { let pixel: [Int]; let frames: [Frame] }
             let nudges: [Nudge]
         }
-        let spread = try JSONDecoder().decode(Spread.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("pose_tracking_spread.json")))
+        let spread = try JSONDecoder().decode(Spread.self, from: Data(contentsOf: PlatformLibm.trackingSpread("pose_tracking_spread.json")))
         func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
         let measures: [(String, KeyPath<PoseError, Float>, KeyPath<Spread.Frame, Float>)] = [
             ("x", \.x, \.x), ("y", \.y, \.y), ("world", \.world, \.world), ("visibility", \.visibility, \.visibility),
@@ -153,7 +153,7 @@ extension PoseReferenceTests {
         for (frame, e) in errors.enumerated() {
             XCTAssertLessThanOrEqual(e.visibility, 0.02, "frame \(frame)")
         }
-        print("pose video mode, numPoses 1 (smoothed), against MediaPipe:\n" + report.joined(separator: "\n"))
+        print("pose video mode, numPoses 1 (smoothed), against MediaPipe (\(PlatformLibm.description)):\n" + report.joined(separator: "\n"))
     }
 
     static func worst(_ errors: [PoseError]) -> PoseError {
@@ -163,9 +163,10 @@ extension PoseReferenceTests {
         }
     }
 
-    /// Runs the clip's reference frames in video mode; one error per frame (one pose per frame on this clip).
+    /// Runs the clip's reference frames in video mode; one error per frame (one pose per frame on this clip). The
+    /// truth is MediaPipe as it answers on this platform's `atan2f`, which turns each frame's region (PlatformLibm).
     private func videoErrors(reference name: String, numPoses: Int) throws -> [PoseError] {
-        let reference = try Self.reference(name)
+        let reference = try JSONDecoder().decode(Reference.self, from: Data(contentsOf: PlatformLibm.videoReference(name)))
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = Repository.modelPath(reference.model)
         options.runningMode = .video

@@ -31,13 +31,41 @@ final class SeedSnippetTests: XCTestCase {
         ])
     }
 
+    func testFaceDetectorSnippetsRunInBothLanguageModes() throws {
+        // The guide's snippets load "model.tflite" (copied beside the binary from face_detection_short_range.tflite);
+        // the faces MediaPipe 1.2.3 finds in face_day13.jpg with that model and the default options, from the reference.
+        let image = "face_day13.jpg"
+        let faces = try mediapipeFaceDetections(set: "short", image: image)
+        XCTAssertEqual(faces.count, 1, "face_day13.jpg: one face in MediaPipe's answer")
+        let keypoints = faces.map { ($0["keypoints"] as? [Any])?.count ?? -1 }
+        let n = faces.count
+        try runSnippets("face-detector", image: image, expecting: [
+            "image: \(n) face(s), keypoints \(keypoints)",
+            "FaceDetector(modelPath:): \(n) face(s)",
+            "video: 3 frames, faces [\(n), \(n), \(n)]",
+            "live stream: 3 results, timestamps [0, 33, 66], faces [\(n), \(n), \(n)], errors []",
+        ])
+    }
+
+    /// MediaPipe's detections for `image` in a set of Tests/Fixtures/face_detector_reference.json (image mode).
+    private func mediapipeFaceDetections(set: String, image: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: Repository.fixtures.appendingPathComponent("face_detector_reference.json"))
+        let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"] as? [[String: Any]])
+        let entry = try XCTUnwrap(entries.first {
+            $0["set"] as? String == set && $0["image"] as? String == image && $0["runningMode"] as? String == "IMAGE"
+        }, "face_detector_reference.json: \(set) \(image)")
+        return try XCTUnwrap((entry["result"] as? [String: Any])?["detections"] as? [[String: Any]])
+    }
+
     private func runSnippets(_ task: String, image: String, expecting expected: [String]) throws {
         let built = ChildProcess.buildDirectory
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seed-snippets-\(task)-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        // Bundle name → our Models/ file: the face detector guide bundles its model as "model.tflite".
         for (name, model) in [("pose_landmarker.task", "pose_landmarker_lite.task"), ("face_landmarker.task", "face_landmarker.task"),
-                              ("gesture_recognizer.task", "gesture_recognizer.task")] {
+                              ("gesture_recognizer.task", "gesture_recognizer.task"),
+                              ("model.tflite", "face_detection_short_range.tflite")] {
             try FileManager.default.createSymbolicLink(
                 at: directory.appendingPathComponent(name), withDestinationURL: URL(fileURLWithPath: Repository.modelPath(model)))
         }

@@ -92,6 +92,9 @@ final class EndpointTests: XCTestCase {
                             cli: ["--max-results", "5", "--score-threshold", "0.3"], query: "maxResults=5&scoreThreshold=0.3")
         try assertSameAsCLI(task: "object", model: "ssd_mobilenet_v1.tflite", image: "obj_street_people.jpg",
                             cli: ["--allow", "person"], query: "categoryAllowlist=person")
+        // MediaPipe's default model, EfficientDet-Lite0 (raw outputs decoded with its detector metadata).
+        try assertSameAsCLI(task: "object", model: "efficientdet_lite0.tflite", image: "obj_kitchen_people.jpg",
+                            cli: ["--max-results", "5"], query: "maxResults=5")
     }
 
     func testClassifyEqualsCLI() throws {
@@ -106,6 +109,8 @@ final class EndpointTests: XCTestCase {
                             cli: ["--min-detection-confidence", "0.3"], query: "minDetectionConfidence=0.3")
         try assertSameAsCLI(task: "face-detector", model: "face_detection_full_range_sparse.tflite", image: "multi1.jpg",
                             cli: ["--min-suppression-threshold", "0.5"], query: "minSuppressionThreshold=0.5")
+        try assertSameAsCLI(task: "image-embedder", model: "efficientnet_lite0_embedder.tflite", image: "coral_cat.png",
+                            cli: ["--l2-normalize", "--quantize"], query: "l2Normalize=true&quantize=true")
         let image = Paths.shared.appendingPathComponent("images/face_day13.jpg").path
         let refused = try server.post("/v1/face-detector?minDetectionConfidence=2", file: image, type: "image/jpeg")
         XCTAssertEqual(refused.status, 400, refused.text)

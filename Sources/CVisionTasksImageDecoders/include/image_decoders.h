@@ -49,6 +49,9 @@ int vt_webp_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_i
 /// HEIF/HEIC/AVIF's primary image through libheif, its irot/imir transformations applied by libheif.
 int vt_heif_decode(const uint8_t *data, size_t length, uint64_t max_pixels, vt_image *out);
 
+/// The libheif release loaded at run time ("1.15.1"): its YCbCr → RGB conversion differs between releases.
+const char *vt_heif_version(void);
+
 void vt_image_free(vt_image *image);
 
 #endif

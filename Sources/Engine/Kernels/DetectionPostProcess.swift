@@ -183,16 +183,22 @@ struct DetectionPostProcessKernel: Kernel {
 
     private func scratch(_ memory: TensorMemory) -> Scratch {
         var cursor = memory.scratch
-        func take<T>(_ bytes: Int, _ type: T.Type) -> UnsafeMutablePointer<T> {
-            let aligned = (Int(bitPattern: cursor) + 15) & ~15
-            let pointer = UnsafeMutableRawPointer(bitPattern: aligned)!
-            cursor = pointer + bytes
-            return pointer.bindMemory(to: T.self, capacity: max(bytes / MemoryLayout<T>.stride, 1))
-        }
-        return Scratch(boxes: take(boxesBytes, Float.self), scores: take(scoresBytes, Float.self), order: take(orderBytes, Int32.self),
-                       mergeBuffer: take(orderBytes, Int32.self), selected: take(anchorCount * 8, Int.self), active: take(anchorCount, Bool.self),
-                       classes: take(classesBytes, Int32.self), heap: take(heapBytes, Int32.self),
-                       list: take(listBytes, (Float, Int).self), merged: take(listBytes, (Float, Int).self))
+        return Scratch(boxes: Self.take(boxesBytes, Float.self, &cursor), scores: Self.take(scoresBytes, Float.self, &cursor),
+                       order: Self.take(orderBytes, Int32.self, &cursor), mergeBuffer: Self.take(orderBytes, Int32.self, &cursor),
+                       selected: Self.take(anchorCount * 8, Int.self, &cursor), active: Self.take(anchorCount, Bool.self, &cursor),
+                       classes: Self.take(classesBytes, Int32.self, &cursor), heap: Self.take(heapBytes, Int32.self, &cursor),
+                       list: Self.take(listBytes, (Float, Int).self, &cursor), merged: Self.take(listBytes, (Float, Int).self, &cursor))
+    }
+
+    /// The next 16-byte-aligned `bytes` of scratch at `cursor`, which moves past them. A static function with the
+    /// cursor passed in, not a local function capturing it: Swift 6.0's optimizer kept that capture (of a mutable
+    /// variable, by a generic local function) in a heap box, one allocation per invoke (6.3.1 promotes it to the stack).
+    @inline(__always)
+    private static func take<T>(_ bytes: Int, _ type: T.Type, _ cursor: inout UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
+        let aligned = (Int(bitPattern: cursor) + 15) & ~15
+        let pointer = UnsafeMutableRawPointer(bitPattern: aligned)!
+        cursor = pointer + bytes
+        return pointer.bindMemory(to: T.self, capacity: max(bytes / MemoryLayout<T>.stride, 1))
     }
 
     func run(_ memory: TensorMemory) {

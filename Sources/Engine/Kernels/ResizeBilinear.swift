@@ -28,18 +28,11 @@ struct ResizeBilinearKernel: Kernel {
         input = try context.input(0)
         output = try context.output(0)
         try context.requireFloat([input, output])
-        guard let i = nhwc(context.shape(input)), context.shape(input).count == 4 else { throw context.fail("input is not 4-D") }
-        let size = try context.constantIntegers(1)
-        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw context.fail("size \(size)") }
-        // An empty input has no neighbours to sample (the taps would read row −1).
-        guard i.n > 0, i.h > 0, i.w > 0, i.c > 0 else { throw context.fail("input \(context.shape(input)) has no elements") }
-        // The output shape is checked (size cap, declared shape) before the taps are allocated: a size of 2^31 − 1
-        // would otherwise allocate gigabytes of taps first.
-        try context.expect([i.n, size[0], size[1], i.c], forOutput: 0)
-        batch = i.n
-        channels = i.c
-        inputHeight = i.h
-        inputWidth = i.w
+        let geometry = try ResizeGeometry(context, input: input)
+        batch = geometry.batch
+        channels = geometry.channels
+        inputHeight = geometry.height
+        inputWidth = geometry.width
         func taps(_ inputSize: Int, _ outputSize: Int) -> [Tap] {
             let scale = alignCorners && outputSize > 1
                 ? Float(inputSize - 1) / Float(outputSize - 1) : Float(inputSize) / Float(outputSize)
@@ -51,8 +44,8 @@ struct ResizeBilinearKernel: Kernel {
                 return Tap(lower: lower, upper: upper, fraction: position - Float(lower))
             }
         }
-        rows = taps(i.h, size[0])
-        columns = taps(i.w, size[1])
+        rows = taps(geometry.height, geometry.outputHeight)
+        columns = taps(geometry.width, geometry.outputWidth)
         ononeLoop = context.kernels.ononeLoops
     }
 

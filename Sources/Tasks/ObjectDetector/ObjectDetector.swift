@@ -1,5 +1,6 @@
-/// Finds objects with a TFLite detection model that ends in the `TFLite_Detection_PostProcess` operator (SSD
-/// MobileNet, EfficientDet-Lite), as MediaPipe's Object Detector does: labels from the model's metadata, boxes in
+/// Finds objects with a TFLite detection model, as MediaPipe's Object Detector does: one that ends in the
+/// `TFLite_Detection_PostProcess` operator (SSD MobileNet), or one with raw box and score outputs that MediaPipe's
+/// detector metadata decodes (EfficientDet-Lite, MediaPipe's default); labels from the model's metadata, boxes in
 /// pixels of the image.
 ///
 /// Thread safety: every method may be called from any thread; frames are processed one at a time, and live-stream

@@ -24,6 +24,15 @@ enum MetadataHarness {
         guard let metadata = try? ModelMetadata(bytes: storage(bytes)) else { return }
         _ = metadata.allAssociatedFiles.map(\.name)
         _ = "\(metadata)"
+        for subgraph in metadata.subgraphs { _ = try? subgraph.objectDetectorMetadata() }
+    }
+}
+
+enum DetectorMetadataHarness {
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        guard let metadata = try? ObjectDetectorMetadata(bytes: storage(bytes)) else { return }
+        _ = metadata.anchors.count
+        _ = "\(metadata.decoding as Any)"
     }
 }
 

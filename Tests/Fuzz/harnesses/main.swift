@@ -19,6 +19,8 @@ let harnesses: [Harness] = [
             run: BundleHarness.run),
     Harness(name: "tflite-metadata", summary: "TFLite metadata (the M001 flatbuffer) and its associated files",
             run: MetadataHarness.run),
+    Harness(name: "detector-metadata", summary: "MediaPipe's object detector metadata (the V001 flatbuffer: anchors, decoding options)",
+            run: DetectorMetadataHarness.run),
     Harness(name: "flexbuffer", summary: "FlexBuffer custom options", run: FlexBufferHarness.run),
     Harness(name: "face-geometry-protobuf", summary: "the face geometry pipeline metadata protobuf",
             run: FaceGeometryHarness.run),

@@ -32,18 +32,11 @@ struct QuantizedResizeBilinearKernel: Kernel {
         guard try context.quantization(input) == context.quantization(output) else {
             throw context.unsupported("output quantization differs from the input's")
         }
-        guard let i = nhwc(context.shape(input)), context.shape(input).count == 4 else { throw context.fail("input is not 4-D") }
-        let size = try context.constantIntegers(1)
-        guard size.count == 2, size[0] > 0, size[1] > 0 else { throw context.fail("size \(size)") }
-        // An empty input has no neighbours to sample (the taps would read row −1).
-        guard i.n > 0, i.h > 0, i.w > 0, i.c > 0 else { throw context.fail("input \(context.shape(input)) has no elements") }
-        // The output shape is checked (size cap, declared shape) before the taps are allocated: a size of 2^31 − 1
-        // would otherwise allocate gigabytes of taps first.
-        try context.expect([i.n, size[0], size[1], i.c], forOutput: 0)
-        batch = i.n
-        channels = i.c
-        inputHeight = i.h
-        inputWidth = i.w
+        let geometry = try ResizeGeometry(context, input: input)
+        batch = geometry.batch
+        channels = geometry.channels
+        inputHeight = geometry.height
+        inputWidth = geometry.width
         // XNNPACK's indirection setup: positions in float, the half-pixel offset folded as 0.5 × scale − 0.5,
         // clamped to the last row or column, truncated.
         func taps(_ inputSize: Int, _ outputSize: Int) -> [Tap] {
@@ -63,8 +56,8 @@ struct QuantizedResizeBilinearKernel: Kernel {
                            weight: Int32(((position - Float(lower)) * 2048).rounded(.toNearestOrEven)))
             }
         }
-        rows = taps(i.h, size[0])
-        columns = taps(i.w, size[1])
+        rows = taps(geometry.height, geometry.outputHeight)
+        columns = taps(geometry.width, geometry.outputWidth)
     }
 
     func run(_ memory: TensorMemory) {

@@ -11,6 +11,10 @@ func mediaPipeIntersectionOverUnion(_ a: (xMin: Float, yMin: Float, width: Float
     let ih = min(a.yMin + a.height, b.yMin + b.height) - max(a.yMin, b.yMin)
     guard iw > 0, ih > 0 else { return 0 }
     let intersection = iw * ih
-    let union = a.width * a.height + b.width * b.height - intersection
+    // Each area from the rectangle's corners, as `Rectangle_f::Area()` has it: (xmin + width) − xmin is not always
+    // width in float.
+    let areaA = (a.xMin + a.width - a.xMin) * (a.yMin + a.height - a.yMin)
+    let areaB = (b.xMin + b.width - b.xMin) * (b.yMin + b.height - b.yMin)
+    let union = areaA + areaB - intersection
     return union > 0 ? intersection / union : 0
 }

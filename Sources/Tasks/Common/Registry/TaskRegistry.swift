@@ -5,6 +5,7 @@ package enum TaskRegistry {
         FaceDetector.registration,
         ImageSegmenter.registration,
         InteractiveSegmenter.registration,
+        ImageEmbedder.registration,
     ]
 
     package static func task(named name: String) -> TaskDescription? {

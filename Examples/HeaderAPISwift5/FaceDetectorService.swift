@@ -1,0 +1,1 @@
+../HeaderAPI/FaceDetectorService.swift
