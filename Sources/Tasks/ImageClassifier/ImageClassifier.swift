@@ -37,25 +37,17 @@ public final class ImageClassifier: VisionTask {
     /// Image mode, on the part of the image `roi` covers (normalized to the image as stored, as MediaPipe's
     /// `regionOfInterest:`), turned by the image's orientation as the whole image would be.
     public func classify(image: MPImage, regionOfInterest roi: CGRect) throws -> ImageClassifierResult {
-        try classify(image: Self.image(image, regionOfInterest: roi))
+        try classify(image: image.with(regionOfInterest: roi))
     }
 
     /// Video mode, on the part of the frame `roi` covers.
     public func classify(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int, regionOfInterest roi: CGRect) throws -> ImageClassifierResult {
-        try classify(videoFrame: Self.image(image, regionOfInterest: roi), timestampInMilliseconds: timestamp)
+        try classify(videoFrame: image.with(regionOfInterest: roi), timestampInMilliseconds: timestamp)
     }
 
     /// Live-stream mode, on the part of the frame `roi` covers.
     public func classifyAsync(image: MPImage, timestampInMilliseconds timestamp: Int, regionOfInterest roi: CGRect) throws {
-        try classifyAsync(image: Self.image(image, regionOfInterest: roi), timestampInMilliseconds: timestamp)
-    }
-
-    /// The image with its region of interest, checked as MediaPipe checks it; the pixels are shared, not copied.
-    private static func image(_ image: MPImage, regionOfInterest roi: CGRect) throws(VisionTaskError) -> MPImage {
-        try NormalizedRect.validate(regionOfInterest: roi)
-        var image = image
-        image.regionOfInterest = roi
-        return image
+        try classifyAsync(image: image.with(regionOfInterest: roi), timestampInMilliseconds: timestamp)
     }
 }
 

@@ -65,9 +65,7 @@ final class ImageClassifierPipeline: TaskPipeline {
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("classifier", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageClassifierResult {
-        let rect = NormalizedRect.region(of: image, regionOfInterest: image.regionOfInterest)
-        _ = try input.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                          keepAspectRatio: false, border: .replicate)
+        try input.runOnRegionOfInterest(image)
         let start = now()
         defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
         var classifications: [Classifications] = []

@@ -31,17 +31,17 @@ public final class ImageEmbedder: VisionTask {
     /// Image mode, on the part of the image `roi` covers (normalized to the image as stored, as MediaPipe's
     /// `regionOfInterest:`), turned by the image's orientation as the whole image would be.
     public func embed(image: MPImage, regionOfInterest roi: CGRect) throws -> ImageEmbedderResult {
-        try embed(image: Self.image(image, regionOfInterest: roi))
+        try embed(image: image.with(regionOfInterest: roi))
     }
 
     /// Video mode, on the part of the frame `roi` covers.
     public func embed(videoFrame image: MPImage, timestampInMilliseconds timestamp: Int, regionOfInterest roi: CGRect) throws -> ImageEmbedderResult {
-        try embed(videoFrame: Self.image(image, regionOfInterest: roi), timestampInMilliseconds: timestamp)
+        try embed(videoFrame: image.with(regionOfInterest: roi), timestampInMilliseconds: timestamp)
     }
 
     /// Live-stream mode, on the part of the frame `roi` covers.
     public func embedAsync(image: MPImage, timestampInMilliseconds timestamp: Int, regionOfInterest roi: CGRect) throws {
-        try embedAsync(image: Self.image(image, regionOfInterest: roi), timestampInMilliseconds: timestamp)
+        try embedAsync(image: image.with(regionOfInterest: roi), timestampInMilliseconds: timestamp)
     }
 
     /// The cosine similarity of two embeddings, as MediaPipe computes it (in double; see ``Embedding``): both float or
@@ -50,14 +50,6 @@ public final class ImageEmbedder: VisionTask {
     /// kinds, as MediaPipe does, and for empty ones or one with a zero (or non-finite) norm, as MediaPipe's C++ does.
     public static func cosineSimilarity(embedding1: Embedding, embedding2: Embedding) throws -> NSNumber {
         NSNumber(value: try CosineSimilarity.between(embedding1, embedding2))
-    }
-
-    /// The image with its region of interest, checked as MediaPipe checks it; the pixels are shared, not copied.
-    private static func image(_ image: MPImage, regionOfInterest roi: CGRect) throws(VisionTaskError) -> MPImage {
-        try NormalizedRect.validate(regionOfInterest: roi)
-        var image = image
-        image.regionOfInterest = roi
-        return image
     }
 }
 

@@ -72,9 +72,7 @@ final class ImageEmbedderPipeline: TaskPipeline {
     var stageTimings: [NamedStageTimings] { [NamedStageTimings("embedder", runner.timings)] }
 
     func process(_ image: MPImage, timestampMilliseconds: Int?) throws(VisionTaskError) -> ImageEmbedderResult {
-        let rect = NormalizedRect.region(of: image, regionOfInterest: image.regionOfInterest)
-        _ = try input.run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height),
-                          keepAspectRatio: false, border: .replicate)
+        try input.runOnRegionOfInterest(image)
         let start = now()
         defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
         var embeddings: [Embedding] = []

@@ -43,6 +43,12 @@ public enum PlatformLibm {
             : Repository.shared.appendingPathComponent("reference/\(name)")
     }
 
+    /// The same result file as MediaPipe answers on the other libm: MediaPipe against itself under last-bit changes.
+    public static func otherVideoReference(_ name: String) -> URL {
+        atan2fIsCorrectlyRounded ? Repository.shared.appendingPathComponent("reference/\(name)")
+            : Repository.fixtures.appendingPathComponent("libm-correctly-rounded/\(name)")
+    }
+
     /// MediaPipe's one-pixel tracking spread file `name` (a file of `Tests/Fixtures`) on this libm.
     public static func trackingSpread(_ name: String) -> URL {
         atan2fIsCorrectlyRounded ? Repository.fixtures.appendingPathComponent("libm-correctly-rounded/\(name)")

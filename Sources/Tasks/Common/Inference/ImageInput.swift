@@ -33,6 +33,13 @@ struct ImageInput {
     }
 
     /// Samples `region` of `image` into the model's input and runs the model.
+    /// The image's region of interest (the whole image when it has none), turned by its orientation and stretched to
+    /// the input with a replicated border: MediaPipe's classifier and embedder preprocessing.
+    func runOnRegionOfInterest(_ image: MPImage) throws(VisionTaskError) {
+        let rect = NormalizedRect.region(of: image, regionOfInterest: image.regionOfInterest)
+        _ = try run(image, region: rect.region(imageWidth: image.width, imageHeight: image.height), keepAspectRatio: false, border: .replicate)
+    }
+
     func run(_ image: MPImage, region: RegionOfInterest, keepAspectRatio: Bool,
              border: ImageToTensorOptions.Border) throws(VisionTaskError) -> TensorToImageTransform {
         let options = ImageToTensorOptions(width: width, height: height, keepAspectRatio: keepAspectRatio, border: border, range: range,

@@ -77,3 +77,14 @@ public struct NormalizedRect: Sendable, Equatable {
 func normalizeRadians(_ angle: Float) -> Float {
     angle - 2 * .pi * ((angle - (-.pi)) / (2 * .pi)).rounded(.down)
 }
+
+extension MPImage {
+    /// The image with MediaPipe's `regionOfInterest:` (normalized to the image as stored), checked as MediaPipe checks
+    /// it; the pixels are shared, not copied. The classifier's and the embedder's `…(image:regionOfInterest:)` forms.
+    func with(regionOfInterest roi: CGRect) throws(VisionTaskError) -> MPImage {
+        try NormalizedRect.validate(regionOfInterest: roi)
+        var image = self
+        image.regionOfInterest = roi
+        return image
+    }
+}
