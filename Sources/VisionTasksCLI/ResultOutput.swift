@@ -14,12 +14,16 @@ final class ResultOutput: @unchecked Sendable {
     private let document: String?
     private var entries: [[String: Any]] = []
 
-    /// Whether standard output carries the JSON lines (and so nothing else may go there).
-    var ownsStandardOutput: Bool { linesToStandardOutput }
+    /// Whether standard output carries the JSON lines or the document (and so nothing else may go there).
+    var ownsStandardOutput: Bool { linesToStandardOutput || document == "-" }
 
     init(json: String?, jsonl: String?) throws {
-        if let json {
+        // `--json -`: the document goes to standard output at the end, as `--jsonl -` sends its lines there.
+        if let json, json != "-" {
             try Self.checkWritable(json, option: "--json")
+        }
+        guard json != "-" || jsonl != "-" else {
+            throw CLIError(description: "--json - and --jsonl - both want standard output: send one of them to a file")
         }
         document = json
         switch jsonl {
@@ -69,6 +73,10 @@ final class ResultOutput: @unchecked Sendable {
         var whole = header
         whole["results"] = entries
         let data = try ReferenceJSON.encoded(whole)
+        if document == "-" {
+            try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
+            return
+        }
         // stat, not attributesOfItem: a symbolic link to a regular file is written atomically, not in place.
         var status = stat()
         if stat(document, &status) == 0, status.st_mode & S_IFMT != S_IFREG, let existing = FileHandle(forWritingAtPath: document) {
@@ -102,9 +110,11 @@ final class ResultOutput: @unchecked Sendable {
             }
             return
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        guard FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
-            throw CLIError(description: "\(option): cannot write \(path) (no writable directory \(directory.isEmpty ? "." : directory))")
+        // The directory by hand: Foundation's deletingLastPathComponent traps on a one-character path ("-", "x") on
+        // Linux (swift-corelibs-foundation, Swift 6.3.1).
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw CLIError(description: "\(option): cannot write \(path) (no writable directory \(directory))")
         }
     }
 }

@@ -139,4 +139,26 @@ final class HostileCLITests: XCTestCase {
             XCTAssertTrue(refusedOrPaced.stderr.contains("1/5000"), refusedOrPaced.stderr)
         }
     }
+
+    /// One-character output paths: Foundation's `deletingLastPathComponent` traps on "-", "x" or "x/" on Linux, and
+    /// `--json -` once ended the command with SIGILL. `--json -` now writes the document to standard output; "x/"
+    /// is a message naming the directory it cannot write.
+    func testOneCharacterOutputPathsAreNoTrap() throws {
+        let toStandardOutput = try run(["pose", pose, image, "--json", "-", "--no-segmentation", "--quiet"])
+        XCTAssertEqual(toStandardOutput.reason, .exit)
+        XCTAssertEqual(toStandardOutput.status, 0, toStandardOutput.stderr)
+        let document = try JSONSerialization.jsonObject(with: Data(toStandardOutput.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual((document?["results"] as? [Any])?.count, 1)
+        let both = try run(["pose", pose, image, "--json", "-", "--jsonl", "-"])
+        XCTAssertEqual(both.reason, .exit)
+        XCTAssertNotEqual(both.status, 0)
+        XCTAssertTrue(both.stderr.contains("standard output"), both.stderr)
+        let directory = try run(["pose", pose, image, "--json", "nonexistent-x/"])
+        XCTAssertEqual(directory.reason, .exit)
+        XCTAssertNotEqual(directory.status, 0)
+        XCTAssertTrue(directory.stderr.contains("no writable directory nonexistent-x"), directory.stderr)
+        let oneCharacter = try run(["pose", pose, image, "--json", "x/"])
+        XCTAssertEqual(oneCharacter.reason, .exit)
+        XCTAssertTrue(oneCharacter.stderr.contains("no writable directory x"), oneCharacter.stderr)
+    }
 }
