@@ -33,6 +33,7 @@ public struct RegisteredTask: Sendable {
     /// ``check(option:value:)`` takes it (a list's names joined by commas). Throws ``VisionTaskError`` for a model
     /// the task refuses.
     public func session(modelPath: String, video: Bool, threads: Int?, options: [String: String]) throws -> RegisteredTaskSession {
+        guard !video || hasVideoMode else { throw RegisteredTaskError("\(task.name) has no video mode (it takes images only)") }
         var values: [String: TaskOptionValue] = [:]
         for (name, text) in options {
             guard let option = task.option(named: name) else { throw RegisteredTaskError("unknown parameter '\(name)' for \(task.name)") }
