@@ -78,12 +78,24 @@ def main():
         # A registered task of ours (bench's `registered:CLASS:METHOD`): MediaPipe's class of that name with its
         # default options, its METHOD, METHOD_for_video and METHOD_async under the landmarkers' names.
         _, class_name, method = task.split(":")
-        instance = getattr(vision, class_name).create_from_options(getattr(vision, class_name + "Options")(**common))
+        options_class = getattr(vision, class_name + "Options")
+        # The interactive segmenter's options have no running mode (image mode only) or callback.
+        given = {k: v for k, v in common.items() if k in options_class.__init__.__code__.co_varnames}
+        instance = getattr(vision, class_name).create_from_options(options_class(**given))
         class Renamed:
             detect = getattr(instance, method)
-            detect_for_video = getattr(instance, method + "_for_video")
-            detect_async = getattr(instance, method + "_async")
+            detect_for_video = getattr(instance, method + "_for_video", None)
+            detect_async = getattr(instance, method + "_async", None)
             close = instance.close
+        if "InteractiveSegmenter" in class_name:
+            # Image mode only, with a region of interest: a keypoint at the centre, as `bench interactive-segmenter`
+            # gives ours (its registration's default keypoint).
+            from mediapipe.tasks.python.components.containers import keypoint as keypoint_module
+            module = sys.modules[type(instance).__module__]
+            region = module.RegionOfInterest(format=module.RegionOfInterest.Format.KEYPOINT,
+                                             keypoint=keypoint_module.NormalizedKeypoint(0.5, 0.5))
+            segment = instance.segment
+            Renamed.detect = staticmethod(lambda image: segment(image, region))
         landmarker = Renamed
     elif task == "face":
         options = vision.FaceLandmarkerOptions(output_face_blendshapes=True,
