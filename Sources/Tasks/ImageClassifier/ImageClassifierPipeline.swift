@@ -18,16 +18,9 @@ final class ImageClassifierPipeline: TaskPipeline {
     let heads: [Head]
 
     init(bundle: TaskBundle, options: TaskSettings<ClassificationTaskOptions.Values>) throws(VisionTaskError) {
-        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
-            throw .wrongModel("an image classifier is one .tflite model; this bundle holds \(bundle.memberPaths)")
-        }
-        runner = try TensorRunner(bundle: bundle, member: member, threads: options.baseOptions.numThreads)
-        let metadata = runner.metadata
-        if runner.interpreter.inputs.first?.type == .float32,
-           metadata?.subgraphs.first?.inputTensors.first?.normalization == nil {
-            throw .wrongModel("\(member) takes float32 pixels but its metadata gives no normalization to make them with")
-        }
-        input = try ImageInput(runner, defaultRange: 0...1, acceptsBytes: true)
+        runner = try TensorRunner.singleModel(bundle, threads: options.baseOptions.numThreads, task: "an image classifier")
+        let member = runner.member, metadata = runner.metadata
+        input = try ImageInput(metadataNormalizedPixelsOf: runner)
         let model: TFLiteModel
         do { model = try bundle.model(member) } catch { throw .model(error) }
         var heads: [Head] = []

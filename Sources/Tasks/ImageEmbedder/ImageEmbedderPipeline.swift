@@ -20,16 +20,9 @@ final class ImageEmbedderPipeline: TaskPipeline {
     /// MediaPipe's header asks of the model that its code would run anyway: at least one output, each one non-empty
     /// vector (`[1, N]` or `[N]`), a uint8 one with its scale and zero point.
     init(bundle: TaskBundle, options: TaskSettings<ImageEmbedderOptions.Values>) throws(VisionTaskError) {
-        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
-            throw .wrongModel("an image embedder is one .tflite model; this bundle holds \(bundle.memberPaths)")
-        }
-        runner = try TensorRunner(bundle: bundle, member: member, threads: options.baseOptions.numThreads)
-        let metadata = runner.metadata
-        if runner.interpreter.inputs.first?.type == .float32,
-           metadata?.subgraphs.first?.inputTensors.first?.normalization == nil {
-            throw .wrongModel("\(member) takes float32 pixels but its metadata gives no normalization to make them with")
-        }
-        input = try ImageInput(runner, defaultRange: 0...1, acceptsBytes: true)
+        runner = try TensorRunner.singleModel(bundle, threads: options.baseOptions.numThreads, task: "an image embedder")
+        let member = runner.member, metadata = runner.metadata
+        input = try ImageInput(metadataNormalizedPixelsOf: runner)
         let outputs = runner.interpreter.outputs
         guard !outputs.isEmpty else { throw .wrongModel("\(member) has no output to take an embedding from") }
         for (index, output) in outputs.enumerated() {

@@ -35,10 +35,8 @@ final class ObjectDetectorPipeline: TaskPipeline {
     static let suppressionThreshold: Float = 0.3
 
     init(bundle: TaskBundle, options: TaskSettings<ClassificationTaskOptions.Values>) throws(VisionTaskError) {
-        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
-            throw .wrongModel("an object detector is one .tflite model; this bundle holds \(bundle.memberPaths)")
-        }
-        runner = try TensorRunner(bundle: bundle, member: member, threads: options.baseOptions.numThreads)
+        runner = try TensorRunner.singleModel(bundle, threads: options.baseOptions.numThreads, task: "an object detector")
+        let member = runner.member
         guard let subgraph = runner.metadata?.subgraphs.first else {
             throw .wrongModel("\(member): object detection models need TFLite model metadata, and this one has none")
         }
@@ -46,10 +44,7 @@ final class ObjectDetectorPipeline: TaskPipeline {
         guard described.allSatisfy({ $0.type == .float32 }) else {
             throw .wrongModel("\(member): the detection outputs are not float32")
         }
-        if runner.interpreter.inputs.first?.type == .float32, subgraph.inputTensors.first?.normalization == nil {
-            throw .wrongModel("\(member) takes float32 pixels but its metadata gives no normalization to make them with")
-        }
-        input = try ImageInput(runner, defaultRange: 0...1, acceptsBytes: true)
+        input = try ImageInput(metadataNormalizedPixelsOf: runner)
         let model: TFLiteModel
         do { model = try bundle.model(member) } catch { throw .model(error) }
         let names = subgraph.outputTensors.map(\.name)

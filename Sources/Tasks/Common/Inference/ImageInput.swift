@@ -58,3 +58,26 @@ struct ImageInput {
         return transform
     }
 }
+
+extension TensorRunner {
+    /// The one model of a task that takes a single `.tflite` (the image classifier, the image embedder, the object
+    /// detector), from `bundle`; `task` names the task in the error for a bundle of several members.
+    static func singleModel(_ bundle: TaskBundle, threads: Int?, task: String) throws(VisionTaskError) -> TensorRunner {
+        guard bundle.members.count == 1, let member = bundle.members.first?.path else {
+            throw .wrongModel("\(task) is one .tflite model; this bundle holds \(bundle.memberPaths)")
+        }
+        return try TensorRunner(bundle: bundle, member: member, threads: threads)
+    }
+}
+
+extension ImageInput {
+    /// A whole-image model's input as MediaPipe's classification, embedding and detection graphs take it: uint8
+    /// pixels as they are, or float32 through the metadata's normalization, which such a model must then carry.
+    init(metadataNormalizedPixelsOf runner: TensorRunner) throws(VisionTaskError) {
+        if runner.interpreter.inputs.first?.type == .float32,
+           runner.metadata?.subgraphs.first?.inputTensors.first?.normalization == nil {
+            throw .wrongModel("\(runner.member) takes float32 pixels but its metadata gives no normalization to make them with")
+        }
+        try self.init(runner, defaultRange: 0...1, acceptsBytes: true)
+    }
+}
