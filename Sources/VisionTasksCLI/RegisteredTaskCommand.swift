@@ -115,7 +115,7 @@ struct RegisteredTaskCommand: ParsableCommand {
     }
 }
 
-/// A registered task's ``TaskMark``s over the image: boxes with their labels, points.
+/// A registered task's ``TaskMark``s over the image: boxes with their labels, points, a confidence mask.
 enum MarkDrawing {
     static func draw(_ marks: [TaskMark], on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
@@ -128,6 +128,8 @@ enum MarkDrawing {
                 canvas.drawLabel(label, x: x + 2, y: max(0, y - 10 * Int(scale.rounded())), scale: Int(scale.rounded()), .white)
             case let .normalizedPoint(x, y):
                 canvas.drawPoint(x: x * Double(image.width), y: y * Double(image.height), radius: 2 * scale, .red)
+            case let .confidence(mask):
+                canvas.overlay(mask: mask.float32Values, maskWidth: mask.width, maskHeight: mask.height, .green)
             }
         }
         return canvas

@@ -38,7 +38,8 @@ enum SegmentationAnswer {
                                     "counts": Dictionary(uniqueKeysWithValues: counts.map { ("\($0.key)", $0.value) })]
             parts.append("category mask of \(counts.count) value(s)")
         }
-        return TaskAnswer(json: json, summary: parts.joined(separator: ", "), marks: [])
+        // The last confidence mask: the foreground of a one-class model, the last class of the others (hair).
+        return TaskAnswer(json: json, summary: parts.joined(separator: ", "), marks: result.confidenceMasks?.last.map { [.confidence($0)] } ?? [])
     }
 
     static func confidenceSummary(_ mask: Mask) -> [String: Any] {

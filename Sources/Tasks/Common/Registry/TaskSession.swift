@@ -26,10 +26,12 @@ package struct TaskAnswer: @unchecked Sendable {
     }
 }
 
-/// What a drawing of a result shows: boxes in pixels of the image, points normalized to it (as MediaPipe gives each).
+/// What a drawing of a result shows: boxes in pixels of the image, points normalized to it (as MediaPipe gives each),
+/// a confidence mask laid over it (the mask itself, not a copy: only a drawing reads its values).
 package enum TaskMark: Sendable {
     case box(CGRect, label: String)
     case normalizedPoint(x: Double, y: Double)
+    case confidence(Mask)
 }
 
 /// A ``TaskSession`` over a task of ours: `answer` turns its result into a ``TaskAnswer``.
