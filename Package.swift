@@ -187,7 +187,7 @@ let package = Package(
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.
         .target(name: "VisionTasksModelMutation", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/ModelMutation"),
-        .target(name: "VisionTasksTestSupport", path: "Tests/Support/TestSupport"),
+        .target(name: "VisionTasksTestSupport", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/TestSupport"),
         // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
         .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
         // The libFuzzer harnesses are a package of their own (Tests/Fuzz/Package.swift, built by tools/fuzz), out of

@@ -6,16 +6,20 @@ included), LiteRT's Python interpreter lists the main subgraph's inputs, outputs
 reader must report the same; this script is the outside truth and never uses our code.
 
 Usage: pip install ai-edge-litert numpy
-       python3 tools/litert_model_listing.py [MODELS_DIR] > Tests/Fixtures/litert_model_listing.json
+       python3 tools/litert_model_listing.py [MODELS_DIR]   # writes Tests/Fixtures/litert_model_listing.json.zip
 MODELS_DIR defaults to Models/ (filled by tools/fetch-models).
 """
 import io
+import os
 import json
 import sys
 import zipfile
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_zip  # noqa: E402
 
 
 def dtype_name(dtype):
@@ -128,9 +132,11 @@ def main():
         elif name.endswith(".tflite"):
             listing[name] = {name: describe(data)}
     import ai_edge_litert
-    json.dump({"generator": "tools/litert_model_listing.py", "litert": getattr(ai_edge_litert, "__version__", "unknown"),
-               "models": listing}, sys.stdout, separators=(",", ":"))
-    sys.stdout.write("\n")
+    text = json.dumps({"generator": "tools/litert_model_listing.py", "litert": getattr(ai_edge_litert, "__version__", "unknown"),
+                       "models": listing}, separators=(",", ":")) + "\n"
+    # Over 1 MiB as text since the segmenters' and detectors' models joined: kept deflated (tools/fixture_zip.py).
+    fixture_zip.write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures",
+                                   "litert_model_listing.json.zip"), text)
 
 
 if __name__ == "__main__":

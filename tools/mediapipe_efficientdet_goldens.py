@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """MediaPipe's Object Detector on EfficientDet-Lite0 (its default model, no post-processing operator in the model) over
-the shared photos, a clip, turned buffers and EXIF files -> Tests/Fixtures/efficientdet_reference.json (issue #43),
+the shared photos, a clip, turned buffers and EXIF files -> Tests/Fixtures/efficientdet_reference.json.zip (issue #43; the JSON, deflated: tools/fixture_zip.py),
 and a numpy reference of MediaPipe's out-of-model post-processing that reproduces those results from LiteRT's raw
 outputs (`--check`).
 
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_efficientdet_goldens.py [--shared ../shared] \
         [--mp01014 .cache/mediapipe/bin/python] [--litert .cache/venv/bin/python] \
-        [--out Tests/Fixtures/efficientdet_reference.json]
+        [--out Tests/Fixtures/efficientdet_reference.json.zip]
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_efficientdet_goldens.py --check [--fixture ...]
 
 Runs under MediaPipe 1.2.3 (the truth) and calls itself under 0.10.14 (`--worker`) on the same jobs, then under the
@@ -64,6 +64,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_zip  # noqa: E402
 import mediapipe_task_common as common  # noqa: E402
 
 MODEL = "efficientdet_lite0.tflite"
@@ -793,7 +794,7 @@ def main():
     ap.add_argument("--shared", default=None)
     ap.add_argument("--mp01014", default=common.MP01014)
     ap.add_argument("--litert", default=os.path.join(common.ROOT, ".cache", "venv", "bin", "python"))
-    ap.add_argument("--out", default=os.path.join(common.ROOT, "Tests", "Fixtures", "efficientdet_reference.json"))
+    ap.add_argument("--out", default=os.path.join(common.ROOT, "Tests", "Fixtures", "efficientdet_reference.json.zip"))
     ap.add_argument("--check", action="store_true", help="re-derive the fixture's 1.2.3 results with the numpy reference")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--litert-worker", action="store_true", help=argparse.SUPPRESS)
@@ -820,8 +821,7 @@ def main():
         mine = flatten(entries, run_mediapipe_jobs(shared, jobs, keep_dir))
         common.log(f"1.2.3: {len(jobs)} jobs, {len(mine)} entries in {time.time() - start:.0f} s")
         if a.check:
-            with open(a.out) as f:
-                fixture = json.load(f)["entries"]
+            fixture = json.loads(fixture_zip.read(a.out))["entries"]
             assert len(fixture) == len(mine), "the fixture's entries are not this tool's"
             flat = [(i, r["kept"], r["degrees"], e["options"]) for i, (e, r) in enumerate(mine)]
             rows, _ = numpy_check(a.litert, model, meta_path, flat, ["libc++"])
@@ -899,13 +899,10 @@ def main():
                     "each version (numpyCheck)",
         "preprocessing": {k: f"{v} of {n_default} default entries exact" for k, v in preprocessing.items()},
         "spread": spread}
-    with open(a.out, "w") as f:
-        f.write("{\n")
-        for key, value in header.items():
-            f.write(f" {json.dumps(key)}: {json.dumps(value, separators=(',', ':'))},\n")
-        f.write(' "entries": [\n')
-        f.write(",\n".join("  " + json.dumps(e, separators=(",", ":")) for e in out))
-        f.write("\n ]\n}\n")
+    text = "{\n" + "".join(f" {json.dumps(key)}: {json.dumps(value, separators=(',', ':'))},\n" for key, value in header.items())
+    text += ' "entries": [\n' + ",\n".join("  " + json.dumps(e, separators=(",", ":")) for e in out) + "\n ]\n}\n"
+    # 1.9 MB as text: kept deflated (tools/fixture_zip.py).
+    fixture_zip.write(a.out, text)
     common.log(f"numpy check: {json.dumps(header['numpyCheck'])}")
     common.log(f"preprocessing: {json.dumps(header['preprocessing'])}")
     common.log(f"spread 1.2.3 vs {theirs['version']}: {spread['equalRows']} of {spread['entries']} equal")

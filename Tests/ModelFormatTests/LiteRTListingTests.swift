@@ -4,7 +4,7 @@ import VisionTasksTestSupport
 import XCTest
 
 /// Our reading of every shipped model against what LiteRT's interpreter lists for it
-/// (`Tests/Fixtures/litert_model_listing.json`, written by `tools/litert_model_listing.py`).
+/// (`Tests/Fixtures/litert_model_listing.json.zip`, written by `tools/litert_model_listing.py`).
 final class LiteRTListingTests: XCTestCase {
     private struct Listing: Decodable, Sendable {
         struct TensorDetail: Decodable, Sendable {
@@ -45,8 +45,7 @@ final class LiteRTListingTests: XCTestCase {
     }
 
     private static let listing: Listing = {
-        let url = Repository.fixtures.appendingPathComponent("litert_model_listing.json")
-        return try! JSONDecoder().decode(Listing.self, from: Data(contentsOf: url))
+        return try! JSONDecoder().decode(Listing.self, from: Repository.fixtureJSON("litert_model_listing.json"))
     }()
 
     func testFixtureCoversEveryModelInTheManifest() throws {

@@ -20,7 +20,7 @@ final class ModelInfoCLITests: XCTestCase {
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let members = try XCTUnwrap(json["members"] as? [[String: Any]])
         let fixture = try XCTUnwrap(try JSONSerialization.jsonObject(
-            with: Data(contentsOf: Repository.fixtures.appendingPathComponent("litert_model_listing.json"))) as? [String: Any])
+            with: Repository.fixtureJSON("litert_model_listing.json")) as? [String: Any])
         let expected = try XCTUnwrap(((fixture["models"] as? [String: Any])?["gesture_recognizer.task"]) as? [String: [String: Any]])
         XCTAssertEqual(members.compactMap { $0["path"] as? String }, [
             "hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",

@@ -4,7 +4,7 @@ import VisionTasksTestSupport
 import XCTest
 
 /// MediaPipe's default object detector, EfficientDet-Lite0 (raw boxes and scores decoded with its DETECTOR_METADATA,
-/// then MediaPipe's non-maximum suppression), against MediaPipe 1.2.3 (Tests/Fixtures/efficientdet_reference.json,
+/// then MediaPipe's non-maximum suppression), against MediaPipe 1.2.3 (Tests/Fixtures/efficientdet_reference.json.zip,
 /// made by tools/mediapipe_efficientdet_goldens.py): every detection in MediaPipe's order, boxes equal as integers,
 /// scores equal as float32, names — with its defaults (every surviving box: 1,300–2,500 a photo), a top 5, allow and
 /// deny lists, a low threshold; video mode and live stream on a clip; turned buffers; EXIF-tagged files.
@@ -39,7 +39,7 @@ final class EfficientDetReferenceTests: XCTestCase {
     struct File: Decodable { let entries: [Entry] }
 
     static let file: File = {
-        let data = try! Data(contentsOf: Repository.fixtures.appendingPathComponent("efficientdet_reference.json"))
+        let data = try! Repository.fixtureJSON("efficientdet_reference.json")
         return try! JSONDecoder().decode(File.self, from: data)
     }()
 

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksModelFormat
 import XCTest
 
 /// Paths of the checkout the tests run in, and of the shared data beside it.
@@ -37,5 +38,15 @@ public enum Repository {
         let folder = root.appendingPathComponent("Tests/Fuzz/regressions/\(harness)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         return try names.map { ($0, Array(try Data(contentsOf: folder.appendingPathComponent($0)))) }
+    }
+
+    /// A JSON fixture's bytes. The large ones are kept deflated in a zip beside where the JSON would be
+    /// (`NAME.json.zip`, one member `NAME.json`): MediaPipe's and LiteRT's answers, too big to keep in git as text.
+    public static func fixtureJSON(_ name: String) throws -> Data {
+        let plain = fixtures.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: plain.path) { return try Data(contentsOf: plain) }
+        let archive = try ZipArchive(bytes: ByteStorage(copying: [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name + ".zip")))).slice)
+        guard let entry = archive.entry(named: name) else { throw CocoaError(.fileNoSuchFile) }
+        return try archive.contents(of: entry).data
     }
 }
