@@ -41,7 +41,8 @@ enum SegmenterGoldens {
         let url = directory.appendingPathComponent("index.json")
         guard FileManager.default.fileExists(atPath: url.path) else {
             XCTFail("no segmenter goldens in \(directory.path): run .cache/mediapipe-1.2.3/bin/python tools/mediapipe_segmenter_goldens.py")
-            throw XCTSkip("no goldens")
+            // An error, not a skip: the test has failed, and stops here.
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: url.path])
         }
         return try JSONDecoder().decode(Index.self, from: Data(contentsOf: url))
     }
