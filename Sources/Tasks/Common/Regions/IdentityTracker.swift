@@ -21,6 +21,14 @@ struct IdentityObservation: Sendable, Equatable {
 ///   ``returnDistance(afterMilliseconds:)`` of the last centre moved on by its last motion) and, where the task
 ///   samples a colour, looks the same (within ``returningColourChange``). Instances seen in the last frame claim
 ///   first, then those back from a gap; within each, the closest pairs first.
+/// - **Crossing behind another**: an instance of the last frame not found in this one, with an instance still seen
+///   within its own size of where it should be, is taken as hidden behind that one. From then on, while the one in
+///   view is followed, its centre is compared with where each of the two would be had both kept the motion they had
+///   when they met (carried on for up to ``hiddenPredictionMilliseconds``): when it is clearly where the hidden one
+///   would be (by ``swapMargin`` of its size, and within half its size) and not where it would be itself, the two
+///   identities swap — the one in view is the one that was hidden, which came through in front, and the other
+///   stays behind at the place where the two met, to return there. (Look-alike people cross without a colour to
+///   tell them apart, and the landmark model's region slides from the hidden one to the one in front.)
 /// - **Two answers for one instance**: MediaPipe's multi-instance graphs can track two regions onto one person
 ///   (after a crossing). An instance whose landmarks lie within ``duplicateDistance`` of one already claimed this
 ///   frame cannot take over another instance's identity: it gets a new one (kept while it stays a duplicate).
@@ -45,6 +53,28 @@ struct IdentityTracker: Sendable {
     }
     /// The longest a last motion is carried on (a moving person stops; a prediction far ahead drifts).
     static let predictionMilliseconds = 200
+    /// The longest the motions of two instances that met are carried on, to tell which came through.
+    static let hiddenPredictionMilliseconds = 2000
+    /// How much closer (over the size) to the hidden instance's path than to its own the one in view must be for
+    /// their identities to swap.
+    static let swapMargin: Float = 0.25
+
+    /// Where and how an instance moved at one moment, for predictions across an occlusion.
+    fileprivate struct Anchor: Sendable {
+        var points: [SIMD2<Float>]
+        var velocity: SIMD2<Float>
+        func centre(after milliseconds: Int) -> SIMD2<Float> {
+            IdentityTracker.centre(points) + velocity * Float(min(milliseconds, IdentityTracker.hiddenPredictionMilliseconds))
+        }
+    }
+
+    /// A track hidden behind another since `since`: both as they were then.
+    fileprivate struct Occlusion: Sendable {
+        var partner: Int
+        var since: Int
+        var own: Anchor
+        var other: Anchor
+    }
 
     fileprivate struct Track: Sendable {
         let identity: Int
@@ -55,12 +85,15 @@ struct IdentityTracker: Sendable {
         var velocity = SIMD2<Float>.zero
         /// Whether its last instance duplicated another one of the same frame.
         var duplicate = false
+        /// Set while it is taken as hidden behind another track.
+        var hidden: Occlusion?
 
         var size: Float { IdentityTracker.size(points) }
         var centre: SIMD2<Float> { IdentityTracker.centre(points) }
 
         func predicted(at time: Int) -> [SIMD2<Float>] {
-            let shift = velocity * Float(min(time - timestamp, IdentityTracker.predictionMilliseconds))
+            let horizon = hidden == nil ? IdentityTracker.predictionMilliseconds : IdentityTracker.hiddenPredictionMilliseconds
+            let shift = velocity * Float(min(time - timestamp, horizon))
             return points.map { $0 + shift }
         }
     }
@@ -80,6 +113,7 @@ struct IdentityTracker: Sendable {
         var identities = [Int?](repeating: nil, count: observations.count)
         var claimed = Set<Int>()
         let previous = lastTimestamp
+        let before = Dictionary(tracks.map { ($0.identity, Anchor(points: $0.points, velocity: $0.velocity)) }, uniquingKeysWith: { a, _ in a })
         // Instances of the last frame first, then those back from a gap.
         for fresh in [true, false] {
             var pairs: [(cost: Float, track: Int, observation: Int)] = []
@@ -117,6 +151,7 @@ struct IdentityTracker: Sendable {
                 tracks[pair.track].follow(observation, at: time, continuing: fresh)
             }
         }
+        if let previous { followHidden(&identities, observations: observations, before: before, previous: previous, time: time) }
         let result = identities.enumerated().map { o, identity in
             if let identity { return identity }
             defer { nextIdentity += 1 }
@@ -133,6 +168,48 @@ struct IdentityTracker: Sendable {
         tracks.removeAll { time - $0.timestamp > Self.memoryMilliseconds }
         lastTimestamp = time
         return result
+    }
+
+    /// Tracks just lost next to a claimed instance become hidden behind it; a hidden track whose partner's instance
+    /// moves as the hidden one was moving takes that instance over (the rule's "Crossing behind another").
+    private mutating func followHidden(_ identities: inout [Int?], observations: [IdentityObservation],
+                                       before: [Int: Anchor], previous: Int, time: Int) {
+        for t in tracks.indices where tracks[t].timestamp == previous {
+            let expected = Self.centre(tracks[t].predicted(at: time)), size = tracks[t].size
+            var nearest: (distance: Float, identity: Int)?
+            for (o, identity) in identities.enumerated() {
+                guard let identity, before[identity] != nil else { continue }
+                let move = Self.centre(observations[o].points) - expected
+                let distance = (move * move).sum().squareRoot() / size
+                if distance <= 1, distance < (nearest?.distance ?? .infinity) { nearest = (distance, identity) }
+            }
+            if let nearest, let other = before[nearest.identity] {
+                tracks[t].hidden = Occlusion(partner: nearest.identity, since: tracks[t].timestamp,
+                                             own: Anchor(points: tracks[t].points, velocity: tracks[t].velocity), other: other)
+            }
+        }
+        for t in tracks.indices where tracks[t].timestamp != time {
+            guard let hidden = tracks[t].hidden, let f = tracks.firstIndex(where: { $0.identity == hidden.partner }),
+                  tracks[f].timestamp == time, let o = identities.firstIndex(of: hidden.partner) else { continue }
+            let elapsed = time - hidden.since, centre = Self.centre(observations[o].points), size = Self.size(observations[o].points)
+            func offset(_ anchor: Anchor) -> Float {
+                let d = centre - anchor.centre(after: elapsed)
+                return (d * d).sum().squareRoot() / size
+            }
+            let asHidden = offset(hidden.own), asItself = offset(hidden.other)
+            guard asHidden < 0.5, asHidden + Self.swapMargin < asItself else { continue }
+            identities[o] = tracks[t].identity
+            let seen = tracks[f]
+            tracks[t].points = seen.points
+            tracks[t].velocity = seen.velocity
+            tracks[t].timestamp = time
+            tracks[t].duplicate = seen.duplicate
+            tracks[t].hidden = nil
+            tracks[f].points = hidden.other.points
+            tracks[f].velocity = hidden.other.velocity
+            tracks[f].timestamp = hidden.since
+            tracks[f].hidden = Occlusion(partner: tracks[t].identity, since: hidden.since, own: hidden.other, other: hidden.own)
+        }
     }
 
     private func duplicatesClaimed(_ observation: IdentityObservation, identities: [Int?], observations: [IdentityObservation]) -> Bool {
@@ -177,6 +254,7 @@ private extension IdentityTracker.Track {
         let elapsed = time - timestamp
         velocity = continuing && elapsed > 0 ? (IdentityTracker.centre(observation.points) - centre) / Float(elapsed) : .zero
         points = observation.points
+        hidden = nil
         if let colour = observation.appearance {
             appearance = appearance.map { 0.9 * $0 + 0.1 * colour } ?? colour
         }
