@@ -141,6 +141,7 @@ final class PoseLandmarkerPipeline: TaskPipeline {
                 $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
             } reset: { $0.noPose() }
             // After smoothing: the identities follow the landmarks the results give.
+            guard options.followsIdentities else { return poses }
             let found = identityTracker.identities(of: poses.map { pose in
                 IdentityObservation(points: pose.landmarks.map { SIMD2($0.x * Float(image.width), $0.y * Float(image.height)) },
                                     appearance: PoseAppearance.colour(of: pose.landmarks, in: image))

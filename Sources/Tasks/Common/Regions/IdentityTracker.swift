@@ -110,6 +110,8 @@ struct IdentityTracker: Sendable {
 
     /// The identity of each of this frame's instances, in their order; unique within the frame.
     mutating func identities(of observations: [IdentityObservation], timestampMilliseconds time: Int) -> [Int] {
+        // Ended tracks first: an instance unseen for longer than the memory cannot come back, even on this frame.
+        tracks.removeAll { time - $0.timestamp > Self.memoryMilliseconds }
         var identities = [Int?](repeating: nil, count: observations.count)
         var claimed = Set<Int>()
         let previous = lastTimestamp
@@ -165,7 +167,6 @@ struct IdentityTracker: Sendable {
                 other != o && Self.isDuplicate(observations[other], observations[o])
             }
         }
-        tracks.removeAll { time - $0.timestamp > Self.memoryMilliseconds }
         lastTimestamp = time
         return result
     }
