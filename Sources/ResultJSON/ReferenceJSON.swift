@@ -129,7 +129,7 @@ extension HandLandmarkerResult: ReferenceJSONConvertible {
 
 extension GestureRecognizerResult: ReferenceJSONConvertible {
     public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks)
+        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks, identities: identities)
     }
 }
 
