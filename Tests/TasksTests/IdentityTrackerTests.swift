@@ -108,10 +108,20 @@ final class IdentityTrackerTests: XCTestCase {
         XCTAssertEqual(Set(walkerSeen), [1], "the walker keeps its identity after the crossing")
     }
 
-    func testResetForgetsInstancesButNeverReusesIdentities() {
+    func testTimestampsFarApartDoNotOverflow() {
         var tracker = IdentityTracker()
-        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0)], timestampMilliseconds: 0), [0])
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0)], timestampMilliseconds: .min), [0])
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0)], timestampMilliseconds: .max), [1], "ended long ago")
+        XCTAssertEqual(IdentityTracker.elapsed(from: .min, to: .max), .max)
+        XCTAssertEqual(IdentityTracker.elapsed(from: 5, to: 45), 40)
+    }
+
+    /// A new stream (the worker's next clip on a kept task) is answered as a new task answers it: from identity 0,
+    /// nothing remembered (the same instance right where the last stream left it is not taken for the old one).
+    func testResetStartsANewStreamAsANewTrackerWould() {
+        var tracker = IdentityTracker()
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0), Self.instance(x: 400)], timestampMilliseconds: 0), [0, 1])
         tracker.reset()
-        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0)], timestampMilliseconds: 0), [1])
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 400)], timestampMilliseconds: 0), [0])
     }
 }

@@ -24,7 +24,14 @@ final class PoseCLITests: XCTestCase {
         for entry in entries {
             let landmarks = try XCTUnwrap((entry["result"] as? [String: Any])?["landmarks"] as? [[Any]])
             XCTAssertEqual(landmarks.map(\.count), [33])
+            // Our identities beside MediaPipe's fields: the one person is 0 in every frame.
+            XCTAssertEqual((entry["result"] as? [String: Any])?["identities"] as? [Int], [0])
         }
+        // Image mode has none, and no key.
+        let photo = try ChildProcess.run(binary, ["pose", model, Repository.shared.appendingPathComponent("images/pose1.jpg").path,
+                                                  "--jsonl", "-", "--no-segmentation", "--quiet"])
+        XCTAssertEqual(photo.status, 0, photo.stderr)
+        XCTAssertNil(try lines(photo).first.flatMap { ($0["result"] as? [String: Any])?["identities"] })
     }
 
     /// Every frame fed through the live stream is answered by one line — a result or `"dropped": true` — in order,

@@ -32,9 +32,9 @@ struct IdentityObservation: Sendable, Equatable {
 /// - **Two answers for one instance**: MediaPipe's multi-instance graphs can track two regions onto one person
 ///   (after a crossing). An instance whose landmarks lie within ``duplicateDistance`` of one already claimed this
 ///   frame cannot take over another instance's identity: it gets a new one (kept while it stays a duplicate).
-/// - **Ended**: an instance unseen for longer than ``memoryMilliseconds`` ends; its identity is never given again.
-///   New identities count up from 0, per task object; a reset of the task's video state (a new stream) keeps
-///   counting, so no identity ever names two instances.
+/// - **Ended**: an instance unseen for longer than ``memoryMilliseconds`` ends; its identity is never given again
+///   in the stream. New identities count up from 0; a new stream (a reset of the task's video state, as the worker
+///   does between clips) starts again from 0, as a new task would — identities name instances within one stream.
 struct IdentityTracker: Sendable {
     /// How long an unseen instance is remembered.
     static let memoryMilliseconds = 5000
@@ -93,7 +93,7 @@ struct IdentityTracker: Sendable {
 
         func predicted(at time: Int) -> [SIMD2<Float>] {
             let horizon = hidden == nil ? IdentityTracker.predictionMilliseconds : IdentityTracker.hiddenPredictionMilliseconds
-            let shift = velocity * Float(min(time - timestamp, horizon))
+            let shift = velocity * Float(min(IdentityTracker.elapsed(from: timestamp, to: time), horizon))
             return points.map { $0 + shift }
         }
     }
@@ -102,16 +102,15 @@ struct IdentityTracker: Sendable {
     private var nextIdentity = 0
     private var lastTimestamp: Int?
 
-    /// Forgets every tracked instance (a new stream); identities already given are not given again.
+    /// Starts a new stream, as a new task would: no instance remembered, identities from 0 again.
     mutating func reset() {
-        tracks = []
-        lastTimestamp = nil
+        self = IdentityTracker()
     }
 
     /// The identity of each of this frame's instances, in their order; unique within the frame.
     mutating func identities(of observations: [IdentityObservation], timestampMilliseconds time: Int) -> [Int] {
         // Ended tracks first: an instance unseen for longer than the memory cannot come back, even on this frame.
-        tracks.removeAll { time - $0.timestamp > Self.memoryMilliseconds }
+        tracks.removeAll { Self.elapsed(from: $0.timestamp, to: time) > Self.memoryMilliseconds }
         var identities = [Int?](repeating: nil, count: observations.count)
         var claimed = Set<Int>()
         let previous = lastTimestamp
@@ -132,7 +131,7 @@ struct IdentityTracker: Sendable {
                     } else {
                         let move = Self.centre(observation.points) - Self.centre(predicted)
                         let distance = (move * move).sum().squareRoot() / size
-                        guard distance <= Self.returnDistance(afterMilliseconds: time - track.timestamp) else { continue }
+                        guard distance <= Self.returnDistance(afterMilliseconds: Self.elapsed(from: track.timestamp, to: time)) else { continue }
                         // Where colours are sampled, a return needs one on both sides; without colours, position alone.
                         if track.appearance != nil || observation.appearance != nil {
                             guard let colourChange, colourChange <= Self.returningColourChange else { continue }
@@ -192,7 +191,7 @@ struct IdentityTracker: Sendable {
         for t in tracks.indices where tracks[t].timestamp != time {
             guard let hidden = tracks[t].hidden, let f = tracks.firstIndex(where: { $0.identity == hidden.partner }),
                   tracks[f].timestamp == time, let o = identities.firstIndex(of: hidden.partner) else { continue }
-            let elapsed = time - hidden.since, centre = Self.centre(observations[o].points), size = Self.size(observations[o].points)
+            let elapsed = Self.elapsed(from: hidden.since, to: time), centre = Self.centre(observations[o].points), size = Self.size(observations[o].points)
             func offset(_ anchor: Anchor) -> Float {
                 let d = centre - anchor.centre(after: elapsed)
                 return (d * d).sum().squareRoot() / size
@@ -219,6 +218,13 @@ struct IdentityTracker: Sendable {
 
     private static func isDuplicate(_ a: IdentityObservation, _ b: IdentityObservation) -> Bool {
         a.points.count == b.points.count && meanDistance(a.points, b.points) / size(a.points) < duplicateDistance
+    }
+
+    /// Milliseconds from one timestamp to a later one, saturating: timestamps are the caller's, and only their order
+    /// is checked (Int.min then Int.max is in order, and its difference does not fit an Int).
+    static func elapsed(from start: Int, to end: Int) -> Int {
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? (end > start ? .max : .min) : difference
     }
 
     /// Mean over the landmarks of the mean of |Δx| and |Δy|.
@@ -252,7 +258,7 @@ private extension IdentityTracker.Track {
     /// Moves the track to its instance of this frame; the motion is measured only from the last frame (across a gap
     /// the track stood still at its last place), the colour averaged slowly (a ball or an arm passing in front).
     mutating func follow(_ observation: IdentityObservation, at time: Int, continuing: Bool) {
-        let elapsed = time - timestamp
+        let elapsed = IdentityTracker.elapsed(from: timestamp, to: time)
         velocity = continuing && elapsed > 0 ? (IdentityTracker.centre(observation.points) - centre) / Float(elapsed) : .zero
         points = observation.points
         hidden = nil
