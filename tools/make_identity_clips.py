@@ -10,6 +10,10 @@
   dog) sliding across and back twice: the woman passes in front of the man and hides most of him.
 - `mirrored.mp4`: full_body_juggle.mp4 at half size beside its mirror image 3 s later: two men who walk towards and
   away from the seam.
+- `faces.mp4`, `hands.mp4`: face_head_turning.mp4 and hand_gesture_fist_thumbsup.mp4 the same way (half size, beside
+  their mirror images 1 s later): two faces turning, two hands closing and opening, each in its own half. Their
+  truth is the construction alone: NAME.json gives each half as a region (an instance is the one whose half holds
+  its landmarks' centre).
 
 The truth comes from outside, as the house rules ask: MediaPipe 0.10.14's pose landmarker (VIDEO mode, numPoses 1,
 the lite model) run on each source clip alone, its landmarks carried through the construction (crop, offset,
@@ -111,11 +115,11 @@ def window_x(frame):
     return triangle(frame, PERIOD, TRAVEL)
 
 
-def write(out, name, frames, people):
+def write(out, name, frames, people, fps=FPS, regions=None):
     height, width = frames[0].shape[:2]
     # One thread and fixed settings: the same ffmpeg makes the same bytes.
     encoder = subprocess.Popen(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                                "-s", f"{width}x{height}", "-r", str(FPS), "-i", "-", "-c:v", "libx264", "-preset",
+                                "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-c:v", "libx264", "-preset",
                                 "medium", "-crf", "16", "-pix_fmt", "yuv420p", "-threads", "1",
                                 os.path.join(out, name + ".mp4")], stdin=subprocess.PIPE)
     for frame in frames:
@@ -123,10 +127,15 @@ def write(out, name, frames, people):
     encoder.stdin.close()
     if encoder.wait() != 0:
         raise SystemExit(f"ffmpeg failed on {name}")
-    truth = {"clip": name + ".mp4", "width": width, "height": height, "frames": len(frames), "fps": FPS,
-             "truth": "MediaPipe 0.10.14 pose landmarker (lite, VIDEO, numPoses 1) on each source clip alone",
-             "people": [{"name": n, "landmarks": [None if p is None else [[round(v, 2) for v in q] for q in p] for p in poses]}
-                        for n, poses in people]}
+    if regions is not None:
+        truth = {"clip": name + ".mp4", "width": width, "height": height, "frames": len(frames), "fps": fps,
+                 "truth": "the construction: each instance's half of the frame",
+                 "people": [{"name": n, "region": r} for n, r in regions]}
+    else:
+        truth = {"clip": name + ".mp4", "width": width, "height": height, "frames": len(frames), "fps": fps,
+                 "truth": "MediaPipe 0.10.14 pose landmarker (lite, VIDEO, numPoses 1) on each source clip alone",
+                 "people": [{"name": n, "landmarks": [None if p is None else [[round(v, 2) for v in q] for q in p] for p in poses]}
+                            for n, poses in people]}
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(truth, f)
     print(f"wrote {name}.mp4 ({len(frames)} frames) and {name}.json", file=sys.stderr)
@@ -179,6 +188,15 @@ def main():
         left.append(place(man[i], jw, jh, scale=0.5))
         right.append(place(man[j], jw, jh, scale=0.5, dx=jw // 2, mirror=True))
     write(args.out, "mirrored", frames, [("left", left), ("right (mirror)", right)])
+
+    # faces.mp4, hands.mp4: each source beside its mirror image 1 s later.
+    for name, source in [("faces", "face_head_turning.mp4"), ("hands", "hand_gesture_fist_thumbsup.mp4")]:
+        clip, fps = decode(os.path.join(args.shared, "videos", source))
+        shift = round(fps)
+        frames = [np.concatenate([half(clip[i]), half(clip[i + shift][:, ::-1])], axis=1) for i in range(len(clip) - shift)]
+        h, w = frames[0].shape[:2]
+        write(args.out, name, frames, None, fps=fps,
+              regions=[("left", [0, 0, w // 2, h]), ("right (mirror)", [w // 2, 0, w - w // 2, h])])
 
 
 if __name__ == "__main__":
