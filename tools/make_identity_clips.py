@@ -8,8 +8,8 @@
   other as a real person would.
 - `window.mp4`: full_body_juggle.mp4 with an opaque window of outdoor_person_dog_sam2.mp4 (a woman playing with a
   dog) sliding across and back twice: the woman passes in front of the man and hides most of him.
-- `mirrored.mp4`: full_body_juggle.mp4 at half size beside its mirror image 3 s later: two men who walk towards and
-  away from the seam.
+- `mirrored.mp4`: full_body_juggle.mp4 at half size beside its mirror image 3 s later: two men juggling side by
+  side, close to the seam at times.
 - `faces.mp4`, `hands.mp4`: face_head_turning.mp4 and hand_gesture_fist_thumbsup.mp4 the same way (half size, beside
   their mirror images 1 s later): two faces turning, two hands closing and opening, each in its own half. Their
   truth is the construction alone: NAME.json gives each half as a region (an instance is the one whose half holds
