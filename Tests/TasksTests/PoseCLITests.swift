@@ -46,6 +46,10 @@ final class PoseCLITests: XCTestCase {
         let results = entries.filter { $0["result"] != nil }.count
         XCTAssertEqual(results + dropped, 20)
         XCTAssertGreaterThan(results, 0)
+        // Identities in the live stream too: the one person is 0 in every answered frame, dropped frames between.
+        for entry in entries where entry["result"] != nil {
+            XCTAssertEqual((entry["result"] as? [String: Any])?["identities"] as? [Int], [0])
+        }
         XCTAssertTrue(outcome.stderr.contains("frames 20, results \(results), dropped \(dropped)"), outcome.stderr)
     }
 
