@@ -1,4 +1,5 @@
 @testable import VisionTasks
+import VisionTasksImaging
 import XCTest
 
 /// The identity rule (``IdentityTracker``'s documentation, the "Identities" article) on synthetic instances, without
@@ -106,6 +107,20 @@ final class IdentityTrackerTests: XCTestCase {
             if overlap, walker > 300 + 20 { XCTAssertEqual(identities, [1], "frame \(frame): the walker, through in front") }
         }
         XCTAssertEqual(Set(walkerSeen), [1], "the walker keeps its identity after the crossing")
+    }
+
+    /// Landmarks a model could give on a hostile frame (NaN, infinite, far outside) neither trap nor match anything.
+    func testNonFiniteLandmarksGetTheirOwnIdentities() throws {
+        var tracker = IdentityTracker()
+        let broken = IdentityObservation(points: [SIMD2(.nan, 0), SIMD2(.infinity, 1), SIMD2(-.infinity, .nan), SIMD2(1e30, -1e30)])
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0), broken], timestampMilliseconds: 0), [0, 1])
+        XCTAssertEqual(tracker.identities(of: [broken, Self.instance(x: 0)], timestampMilliseconds: 40), [2, 0])
+        // The torso colour of such a pose is none, not a trap (Int(_:) of a NaN would be one).
+        let image = try MPImage(pixels: [UInt8](repeating: 128, count: 8 * 8 * 3), width: 8, height: 8, format: .rgb8)
+        let landmarks = (0..<33).map { _ in NormalizedLandmark(x: .nan, y: .infinity, z: 0, visibility: 1, presence: 1) }
+        XCTAssertNil(PoseAppearance.colour(of: landmarks, in: image))
+        let grey = (0..<33).map { _ in NormalizedLandmark(x: 0.5, y: 0.5, z: 0, visibility: 1, presence: 1) }
+        XCTAssertEqual(PoseAppearance.colour(of: grey, in: image), SIMD3(repeating: 128.0 / 255))
     }
 
     func testTimestampsFarApartDoNotOverflow() {
