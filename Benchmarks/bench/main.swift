@@ -7,6 +7,8 @@ import VisionTasksModelFormat
 // way), `models`, `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
+// Which kernels these figures are of: a plain build on a CPU with a higher tier measures the wrong thing.
+FileHandle.standardError.write(Data("bench: \(KernelTierStatus.current)\n".utf8))
 do {
     switch job {
     case "format":

@@ -9,7 +9,8 @@ struct VisionTasks: ParsableCommand {
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
         discussion: "Also the registered tasks (`vision-tasks TASK --help` for each):\n"
-            + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n"),
+            + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
+            + "\n\nThis build: \(KernelTierStatus.current).",
         subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
                       ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
 

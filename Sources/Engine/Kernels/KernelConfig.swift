@@ -1,3 +1,5 @@
+import CVisionTasksFloatingPoint
+
 /// Which micro-kernels the operators call, and the tuning thresholds that were literals inside them: the one place
 /// that knows the instruction-set tier the build targets (XNNPACK keeps this in `src/configs/*-config.c`, chosen at
 /// run time; ours is chosen at build time by the target CPU, see Package.swift and tools/tuned-build-env).
@@ -89,6 +91,20 @@ public struct KernelConfig: Sendable, Equatable {
         #else
         return .portable
         #endif
+    }()
+
+    /// The best tier this CPU and its operating system run, whatever the build's (``compiledTier``): where it is
+    /// higher, a build for this CPU runs faster kernels (XNNPACK chooses at run time; our tiers are chosen when
+    /// building, KernelTiers.md).
+    public static let bestTierForThisCPU: Tier = {
+        switch Int(vision_tasks_best_cpu_tier()) {
+        case VISION_TASKS_CPU_TIER_AVX2: return .avx2
+        case VISION_TASKS_CPU_TIER_AVX512: return .avx512
+        case VISION_TASKS_CPU_TIER_AVX512_VNNI: return .avx512VNNI
+        case VISION_TASKS_CPU_TIER_NEON: return .neon
+        case VISION_TASKS_CPU_TIER_NEON_DOT_PRODUCT: return .neonDotProduct
+        default: return .portable
+        }
     }()
 
     /// Whether this module was compiled without optimization: a dependent's debug build (`swift build`, `swift run`),
