@@ -40,58 +40,71 @@ final class GatherKernelTests: XCTestCase {
     func testTransposedConvolutionMatchesItsDefinition() throws {
         var rng = SplitMix64(seed: 0x7C0)
         for g in Self.geometries {
-            let (oh, ow) = g.output
-            let weights = (0..<g.outputChannels * g.filter.h * g.filter.w * g.input.c).map { _ in Float.random(in: -1...1, using: &rng) }
-            let bias = (0..<g.outputChannels).map { _ in Float.random(in: -1...1, using: &rng) }
-            let input = (0..<g.input.h * g.input.w * g.input.c).map { _ in Float.random(in: -1...1, using: &rng) }
-            var b = TFLiteBuilder()
-            let x = b.tensor("x", .float32, [1, Int32(g.input.h), Int32(g.input.w), Int32(g.input.c)])
-            let w = b.constant("w", floats: weights, shape: [Int32(g.outputChannels), Int32(g.filter.h), Int32(g.filter.w), Int32(g.input.c)])
-            let y = b.tensor("y", .float32, [1, Int32(oh), Int32(ow), Int32(g.outputChannels)])
-            // TfLiteTransposeConvParams: padding (1 same, 2 valid), stride_width, stride_height.
-            let options = [Int32(g.same ? 1 : 2), Int32(g.stride.w), Int32(g.stride.h)].flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }
-            b.op(32, custom: "Convolution2DTransposeBias", inputs: [x, w, b.constant("b", floats: bias)], outputs: [y], customOptions: options)
-            (b.inputs, b.outputs) = ([x], [y])
+            // The second time with a PReLU after it, which the plan fuses into the transposed convolution.
+            for prelu in [false, true] {
+                let (oh, ow) = g.output
+                let weights = (0..<g.outputChannels * g.filter.h * g.filter.w * g.input.c).map { _ in Float.random(in: -1...1, using: &rng) }
+                let bias = (0..<g.outputChannels).map { _ in Float.random(in: -1...1, using: &rng) }
+                let input = (0..<g.input.h * g.input.w * g.input.c).map { _ in Float.random(in: -1...1, using: &rng) }
+                var b = TFLiteBuilder()
+                let x = b.tensor("x", .float32, [1, Int32(g.input.h), Int32(g.input.w), Int32(g.input.c)])
+                let w = b.constant("w", floats: weights, shape: [Int32(g.outputChannels), Int32(g.filter.h), Int32(g.filter.w), Int32(g.input.c)])
+                let y = b.tensor("y", .float32, [1, Int32(oh), Int32(ow), Int32(g.outputChannels)])
+                // TfLiteTransposeConvParams: padding (1 same, 2 valid), stride_width, stride_height.
+                let options = [Int32(g.same ? 1 : 2), Int32(g.stride.w), Int32(g.stride.h)].flatMap { withUnsafeBytes(of: $0.littleEndian, Array.init) }
+                b.op(32, custom: "Convolution2DTransposeBias", inputs: [x, w, b.constant("b", floats: bias)], outputs: [y], customOptions: options)
+                let slopes = (0..<g.outputChannels).map { _ in Float.random(in: -1...1, using: &rng) }
+                if prelu {
+                    let z = b.tensor("z", .float32, [1, Int32(oh), Int32(ow), Int32(g.outputChannels)])
+                    b.op(54, inputs: [y, b.constant("alpha", floats: slopes, shape: [1, 1, Int32(g.outputChannels)])], outputs: [z])
+                    (b.inputs, b.outputs) = ([x], [z])
+                } else {
+                    (b.inputs, b.outputs) = ([x], [y])
+                }
 
-            // The definition, in Double. Padding: that of a forward convolution from the output back to the input.
-            let padTop = g.same ? max((g.input.h - 1) * g.stride.h + g.filter.h - oh, 0) / 2 : 0
-            let padLeft = g.same ? max((g.input.w - 1) * g.stride.w + g.filter.w - ow, 0) / 2 : 0
-            var expected = [Double](repeating: 0, count: oh * ow * g.outputChannels)
-            for iy in 0..<g.input.h {
-                for ix in 0..<g.input.w {
-                    for ky in 0..<g.filter.h {
-                        for kx in 0..<g.filter.w {
-                            let oy = iy * g.stride.h - padTop + ky, ox = ix * g.stride.w - padLeft + kx
-                            guard oy >= 0, oy < oh, ox >= 0, ox < ow else { continue }
-                            for oc in 0..<g.outputChannels {
-                                var sum = 0.0
-                                for c in 0..<g.input.c {
-                                    sum += Double(input[(iy * g.input.w + ix) * g.input.c + c])
-                                        * Double(weights[((oc * g.filter.h + ky) * g.filter.w + kx) * g.input.c + c])
+                // The definition, in Double. Padding: that of a forward convolution from the output back to the input.
+                let padTop = g.same ? max((g.input.h - 1) * g.stride.h + g.filter.h - oh, 0) / 2 : 0
+                let padLeft = g.same ? max((g.input.w - 1) * g.stride.w + g.filter.w - ow, 0) / 2 : 0
+                var expected = [Double](repeating: 0, count: oh * ow * g.outputChannels)
+                for iy in 0..<g.input.h {
+                    for ix in 0..<g.input.w {
+                        for ky in 0..<g.filter.h {
+                            for kx in 0..<g.filter.w {
+                                let oy = iy * g.stride.h - padTop + ky, ox = ix * g.stride.w - padLeft + kx
+                                guard oy >= 0, oy < oh, ox >= 0, ox < ow else { continue }
+                                for oc in 0..<g.outputChannels {
+                                    var sum = 0.0
+                                    for c in 0..<g.input.c {
+                                        sum += Double(input[(iy * g.input.w + ix) * g.input.c + c])
+                                            * Double(weights[((oc * g.filter.h + ky) * g.filter.w + kx) * g.input.c + c])
+                                    }
+                                    expected[(oy * ow + ox) * g.outputChannels + oc] += sum
                                 }
-                                expected[(oy * ow + ox) * g.outputChannels + oc] += sum
                             }
                         }
                     }
                 }
-            }
-            for i in expected.indices { expected[i] += Double(bias[i % g.outputChannels]) }
+                for i in expected.indices { expected[i] += Double(bias[i % g.outputChannels]) }
+                if prelu {
+                    for i in expected.indices where expected[i] < 0 { expected[i] *= Double(slopes[i % g.outputChannels]) }
+                }
 
-            var results: [[Float]] = []
-            for threads in [1, 2, 3] {
-                let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: threads)
-                try interpreter.setInput(0, bytes: input.withUnsafeBytes { Array($0) })
-                interpreter.invoke()
-                let bytes = try interpreter.outputBytes(0)
-                results.append(bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
+                var results: [[Float]] = []
+                for threads in [1, 2, 3] {
+                    let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: threads)
+                    try interpreter.setInput(0, bytes: input.withUnsafeBytes { Array($0) })
+                    interpreter.invoke()
+                    let bytes = try interpreter.outputBytes(0)
+                    results.append(bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) })
+                }
+                let label = "\(g.input) → \(g.outputChannels) channels, filter \(g.filter), stride \(g.stride), \(g.same ? "SAME" : "VALID")\(prelu ? ", PReLU" : "")"
+                XCTAssertEqual(results[0].count, expected.count, label)
+                let worst = zip(results[0], expected).map { abs(Double($0) - $1) / max(1, abs($1)) }.max() ?? 0
+                // Sums of at most 9 × 17 products of values within ±1: a float sum is within some 1e-6 of the exact one.
+                XCTAssertLessThanOrEqual(worst, 1e-5, label)
+                XCTAssertEqual(results[0].map(\.bitPattern), results[1].map(\.bitPattern), "\(label): 1 and 2 threads")
+                XCTAssertEqual(results[0].map(\.bitPattern), results[2].map(\.bitPattern), "\(label): 1 and 3 threads")
             }
-            let label = "\(g.input) → \(g.outputChannels) channels, filter \(g.filter), stride \(g.stride), \(g.same ? "SAME" : "VALID")"
-            XCTAssertEqual(results[0].count, expected.count, label)
-            let worst = zip(results[0], expected).map { abs(Double($0) - $1) / max(1, abs($1)) }.max() ?? 0
-            // Sums of at most 9 × 17 products of values within ±1: a float sum is within some 1e-6 of the exact one.
-            XCTAssertLessThanOrEqual(worst, 1e-5, label)
-            XCTAssertEqual(results[0].map(\.bitPattern), results[1].map(\.bitPattern), "\(label): 1 and 2 threads")
-            XCTAssertEqual(results[0].map(\.bitPattern), results[2].map(\.bitPattern), "\(label): 1 and 3 threads")
         }
     }
 

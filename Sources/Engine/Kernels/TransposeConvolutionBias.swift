@@ -7,9 +7,14 @@ import VisionTasksModelFormat
 /// input pixel scatters `filter × value` into the output window at (input × stride − padding); padding is what a
 /// forward convolution from the output size to the input size would use. The options are not a FlexBuffer but the
 /// C struct `TfLiteTransposeConvParams` {padding, stride_width, stride_height} as three little-endian int32s.
-struct TransposeConvolutionBiasKernel: Kernel {
+struct TransposeConvolutionBiasKernel: EpilogueFusable {
     let input: Int
-    let output: Int
+    private(set) var output: Int
+    /// What the plan fused after it (the hair model's PReLU after each transposed convolution), applied to each
+    /// output row as soon as it is written.
+    private(set) var epilogue: Epilogue?
+    /// The epilogue through its C twin (``KernelConfig/ononeLoops``).
+    let ononeLoops: Bool
     let batch: Int
     let inputHeight: Int
     let inputWidth: Int
@@ -32,6 +37,16 @@ struct TransposeConvolutionBiasKernel: Kernel {
     let bias: [Float]
     /// Output rows per thread below which a row band is not split further.
     let minimumRowsPerThread: Int
+    /// Whether ``tileRow(_:_:_:_:_:)`` runs: windows that tile the output, output channels below a vector.
+    let tiles: Bool
+    /// An input pixel's output window (filter rows × columns × output channels) rounded up to whole vectors.
+    let tileWidth: Int
+    /// [inputChannels, tileWidth] for ``tiles``: input channel c's taps for the whole window, zeros past its end.
+    let tileWeights: [Float]
+    /// [tileWidth]: each window position's bias.
+    let tileBias: [Float]
+    /// [window]: each window position's offset in the output from the window's first element.
+    let tileOffsets: [Int]
 
     static let lanes = 8
 
@@ -44,6 +59,7 @@ struct TransposeConvolutionBiasKernel: Kernel {
         guard [1, 2].contains(words[0]), words[1] >= 1, words[2] >= 1 else { throw context.fail("options \(words)") }
         input = try context.input(0)
         output = try context.output(0)
+        ononeLoops = context.kernels.ononeLoops
         let filter = try context.input(1)
         try context.requireFloat([input, output, filter])
         guard let i = nhwc(context.shape(input)), let o = nhwc(context.shape(output)), context.shape(filter).count == 4 else {
@@ -79,6 +95,27 @@ struct TransposeConvolutionBiasKernel: Kernel {
         bias = storedBias + Array(repeating: 0, count: padded - o.c)
         // An output pixel takes about ceil(filter / stride)² taps of inputChannels multiply-adds per vector.
         let taps = ((f[1] + strideHeight - 1) / strideHeight) * ((f[2] + strideWidth - 1) / strideWidth)
+        let window = f[1] * f[2] * o.c
+        tiles = strideHeight == f[1] && strideWidth == f[2] && padTop == 0 && padLeft == 0 && o.c < Self.lanes
+            && o.h == i.h * strideHeight && o.w == i.w * strideWidth
+        tileWidth = tiles ? (window + Self.lanes - 1) / Self.lanes * Self.lanes : 0
+        if tiles {
+            var tilePacked = [Float](repeating: 0, count: i.c * tileWidth)
+            var offsets = [Int](repeating: 0, count: window), tileBiases = [Float](repeating: 0, count: tileWidth)
+            for ky in 0..<f[1] {
+                for kx in 0..<f[2] {
+                    for oc in 0..<o.c {
+                        let j = (ky * f[2] + kx) * o.c + oc
+                        offsets[j] = (ky * o.w + kx) * o.c + oc
+                        tileBiases[j] = storedBias[oc]
+                        for c in 0..<i.c { tilePacked[c * tileWidth + j] = stored[((oc * f[1] + ky) * f[2] + kx) * i.c + c] }
+                    }
+                }
+            }
+            (tileWeights, tileBias, tileOffsets) = (tilePacked, tileBiases, offsets)
+        } else {
+            (tileWeights, tileBias, tileOffsets) = ([], [], [])
+        }
         // In Double: a hostile model's sizes must not overflow here (the product only picks a split).
         let rowWork = max(1, Double(o.w) * Double(taps) * Double(i.c) * Double(padded / Self.lanes))
         minimumRowsPerThread = max(1, Int((Double(1 << 15) / rowWork).rounded(.up)))
@@ -91,19 +128,68 @@ struct TransposeConvolutionBiasKernel: Kernel {
     /// dot product per tap and output channel. Outputs of one row whose columns have the same remainder modulo the
     /// stride take the same taps, at input columns one apart: eight of them run at once, eight independent
     /// accumulators over the same weight vectors.
+    var acceptsEpilogue: Bool { true }
+
+    func fusing(_ epilogue: Epilogue, output: Int) -> any Kernel {
+        var fused = self
+        fused.epilogue = epilogue
+        fused.output = output
+        return fused
+    }
+
     func run(_ memory: TensorMemory) {
+        let addend = epilogue?.addend(in: memory, offset: 0)
+        if tiles {
+            memory.parallel.forEach(batch * inputHeight, minimumPerThread: max(1, minimumRowsPerThread / strideHeight),
+                                    TileRows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
+            return
+        }
         memory.parallel.forEach(batch * outputHeight, minimumPerThread: minimumRowsPerThread,
-                                Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output)))
+                                Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
+    }
+
+    /// The epilogue over `pixels` output pixels from pixel `first` on, just written.
+    @inline(__always)
+    private func finish(_ first: Int, pixels: Int, _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?) {
+        guard let epilogue else { return }
+        let offset = first * outputChannels
+        epilogue.apply(output: destination + offset, addend: addend.map { $0 + (epilogue.addendChannels.map { first * $0 } ?? offset) },
+                       rows: pixels, rowStride: outputChannels, channels: 0..<outputChannels, ononeLoop: ononeLoops)
+    }
+
+    private struct TileRows: ParallelLoop {
+        let kernel: TransposeConvolutionBiasKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
+        func run(_ rows: Range<Int>) {
+            kernel.tileWeights.withUnsafeBufferPointer { w in
+                kernel.tileBias.withUnsafeBufferPointer { b in
+                    kernel.tileOffsets.withUnsafeBufferPointer { o in
+                        for row in rows {
+                            kernel.tileRow(row, source, destination, w.baseAddress!, b.baseAddress!, o.baseAddress!)
+                            // Input row iy wrote output rows iy × stride ..< (iy + 1) × stride of its image.
+                            let outputRow = row / kernel.inputHeight * kernel.outputHeight + row % kernel.inputHeight * kernel.strideHeight
+                            kernel.finish(outputRow * kernel.outputWidth, pixels: kernel.strideHeight * kernel.outputWidth, destination, addend)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private struct Rows: ParallelLoop {
         let kernel: TransposeConvolutionBiasKernel
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
         func run(_ rows: Range<Int>) {
             kernel.weights.withUnsafeBufferPointer { w in
                 kernel.bias.withUnsafeBufferPointer { b in
-                    for row in rows { kernel.row(row, source, destination, w.baseAddress!, b.baseAddress!) }
+                    for row in rows {
+                        kernel.row(row, source, destination, w.baseAddress!, b.baseAddress!)
+                        kernel.finish(row * kernel.outputWidth, pixels: kernel.outputWidth, destination, addend)
+                    }
                 }
             }
         }
@@ -208,6 +294,55 @@ struct TransposeConvolutionBiasKernel: Kernel {
                     single(m)
                     m += 1
                 }
+            }
+        }
+    }
+
+    /// Input-centric for windows that tile the output (stride = filter, no padding, the output exactly the strided
+    /// input) with few output channels: selfie segmentation's 2 × 2 → 1 channel, the hair model's 2 × 2 → 2. One
+    /// input pixel's whole output window — filter rows × columns × channels, in ``tileWeights``' order — is one or two
+    /// vectors of ``lanes``, where per output pixel the channel vector was mostly padding. Each output still takes
+    /// its one tap's channels in order, then the bias: the same arithmetic as ``row(_:_:_:_:_:)``.
+    private func tileRow(_ row: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                         _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ offsets: UnsafePointer<Int>) {
+        typealias Vector = SIMD8<Float>
+        let lanes = Self.lanes
+        let b = row / inputHeight, iy = row % inputHeight
+        let channels = inputChannels, window = filterHeight * filterWidth * outputChannels, padded = tileWidth
+        let line = source + row * inputWidth * channels
+        let first = destination + (b * outputHeight + iy * strideHeight) * outputWidth * outputChannels
+        @inline(__always) func store(_ sum: Vector, _ ix: Int, _ lane0: Int) {
+            let value = sum + UnsafeRawPointer(bias + lane0).loadUnaligned(as: Vector.self)
+            let corner = first + ix * strideWidth * outputChannels
+            for lane in 0..<min(lanes, window - lane0) { corner[offsets[lane0 + lane]] = value[lane] }
+        }
+        for lane0 in stride(from: 0, to: padded, by: lanes) {
+            var ix = 0
+            while ix + 4 <= inputWidth {
+                var s0 = Vector(), s1 = Vector(), s2 = Vector(), s3 = Vector()
+                let p0 = line + ix * channels, p1 = p0 + channels, p2 = p1 + channels, p3 = p2 + channels
+                var tap = weights + lane0
+                for c in 0..<channels {
+                    let w = UnsafeRawPointer(tap).loadUnaligned(as: Vector.self)
+                    s0.accumulate(Vector(repeating: p0[c]), w)
+                    s1.accumulate(Vector(repeating: p1[c]), w)
+                    s2.accumulate(Vector(repeating: p2[c]), w)
+                    s3.accumulate(Vector(repeating: p3[c]), w)
+                    tap += padded
+                }
+                store(s0, ix, lane0); store(s1, ix + 1, lane0); store(s2, ix + 2, lane0); store(s3, ix + 3, lane0)
+                ix += 4
+            }
+            while ix < inputWidth {
+                var sum = Vector()
+                let pixel = line + ix * channels
+                var tap = weights + lane0
+                for c in 0..<channels {
+                    sum.accumulate(Vector(repeating: pixel[c]), UnsafeRawPointer(tap).loadUnaligned(as: Vector.self))
+                    tap += padded
+                }
+                store(sum, ix, lane0)
+                ix += 1
             }
         }
     }
