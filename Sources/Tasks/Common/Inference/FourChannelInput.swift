@@ -14,7 +14,9 @@ enum FourChannelInput {
                       tensorWidth: Int, tensorHeight: Int, range: (lower: Float, upper: Float)) {
         let resized = OpenCVResize.rgba(rgba, width: width, height: height, toWidth: tensorWidth, toHeight: tensorHeight)
         let scale = (range.upper - range.lower) / 255, bias = range.lower
-        for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+        resized.withUnsafeBufferPointer { resized in
+            for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+        }
     }
 }
 

@@ -30,11 +30,12 @@ struct SegmentationOutput: Sendable {
     }
 
     /// The activation of every pixel (TensorsToSegmentation's `ProcessForConfidenceMaskCpu`), one plane per channel.
-    private func activatedPlanes() -> [[Float]] {
+    /// Slices of one array, not copies of them: each plane of the hair model's output is a megabyte.
+    private func activatedPlanes() -> [ArraySlice<Float>] {
         let count = width * height
         if channels == 1 && activation != .softmax {
             let plane = Array(values.prefix(count))
-            return [activation == .sigmoid ? plane.map(Self.sigmoid) : plane]
+            return [(activation == .sigmoid ? plane.map(Self.sigmoid) : plane)[...]]
         }
         var planar = [Float](repeating: 0, count: count * channels)
         var activated = [Float](repeating: 0, count: channels)
@@ -68,7 +69,7 @@ struct SegmentationOutput: Sendable {
                 }
             }
         }
-        return (0..<channels).map { Array(planar[($0 * count)..<(($0 + 1) * count)]) }
+        return (0..<channels).map { planar[($0 * count)..<(($0 + 1) * count)] }
     }
 
     /// `1. / (1 + std::exp(-value))`: the exponential in float, the division in double, stored as float.
