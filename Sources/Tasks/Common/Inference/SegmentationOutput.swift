@@ -59,7 +59,10 @@ struct SegmentationOutput: Sendable {
                             for c in 1..<max(channels, 1) where pixel[c] > largest { largest = pixel[c] }
                             var denominator: Float = 0
                             for c in 0..<channels {
-                                let e = expf(pixel[c] - largest)
+                                // The largest value's own exponential is expf(0), exactly 1: half the calls of a
+                                // two-class model (the hair model's 512 × 512 pixels) need not be made.
+                                let d = pixel[c] - largest
+                                let e = d == 0 ? 1 : expf(d)
                                 denominator += e
                                 activated[c] = e
                             }
