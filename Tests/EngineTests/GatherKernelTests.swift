@@ -90,8 +90,10 @@ final class GatherKernelTests: XCTestCase {
                 }
 
                 var results: [[Float]] = []
-                for threads in [1, 2, 3] {
-                    let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: threads)
+                // 1, 2 and 3 threads, then the loops of a build without optimization (scalar, the same sums in the same order).
+                for (threads, kernels) in [(1, KernelConfig.compiled), (2, .compiled), (3, .compiled), (2, .withoutOptimization(tier: KernelConfig.compiledTier))] {
+                    let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: threads,
+                                                      kernels: kernels)
                     try interpreter.setInput(0, bytes: input.withUnsafeBytes { Array($0) })
                     interpreter.invoke()
                     let bytes = try interpreter.outputBytes(0)
@@ -104,6 +106,7 @@ final class GatherKernelTests: XCTestCase {
                 XCTAssertLessThanOrEqual(worst, 1e-5, label)
                 XCTAssertEqual(results[0].map(\.bitPattern), results[1].map(\.bitPattern), "\(label): 1 and 2 threads")
                 XCTAssertEqual(results[0].map(\.bitPattern), results[2].map(\.bitPattern), "\(label): 1 and 3 threads")
+                XCTAssertEqual(results[0].map(\.bitPattern), results[3].map(\.bitPattern), "\(label): the loops without optimization")
             }
         }
     }

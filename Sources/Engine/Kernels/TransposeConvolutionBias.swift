@@ -139,6 +139,12 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
 
     func run(_ memory: TensorMemory) {
         let addend = epilogue?.addend(in: memory, offset: 0)
+        if ononeLoops {
+            // A build that compiled this module without optimization: its SIMD operations would be runtime calls.
+            memory.parallel.forEach(batch * outputHeight, minimumPerThread: minimumRowsPerThread,
+                                    ScalarRows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
+            return
+        }
         if tiles {
             memory.parallel.forEach(batch * inputHeight, minimumPerThread: max(1, minimumRowsPerThread / strideHeight),
                                     TileRows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
@@ -155,6 +161,55 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
         let offset = first * outputChannels
         epilogue.apply(output: destination + offset, addend: addend.map { $0 + (epilogue.addendChannels.map { first * $0 } ?? offset) },
                        rows: pixels, rowStride: outputChannels, channels: 0..<outputChannels, ononeLoop: ononeLoops)
+    }
+
+    private struct ScalarRows: ParallelLoop {
+        let kernel: TransposeConvolutionBiasKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
+        func run(_ rows: Range<Int>) {
+            kernel.weights.withUnsafeBufferPointer { w in
+                kernel.bias.withUnsafeBufferPointer { b in
+                    for row in rows {
+                        kernel.scalarRow(row, source, destination, w.baseAddress!, b.baseAddress!)
+                        kernel.finish(row * kernel.outputWidth, pixels: kernel.outputWidth, destination, addend)
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``row(_:_:_:_:_:)`` one output channel at a time in plain scalar arithmetic, the same sums in the same order
+    /// (multiply-adds fused where the vector loop's are: ``accumulate`` fuses where the target has FMA).
+    private func scalarRow(_ row: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                           _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let b = row / outputHeight, oy = row % outputHeight
+        let channels = inputChannels, padded = paddedChannels
+        let image = source + b * inputHeight * inputWidth * channels
+        let out = destination + row * outputWidth * outputChannels
+        for ox in 0..<outputWidth {
+            for oc in 0..<outputChannels {
+                var sum: Float = 0
+                for ky in 0..<filterHeight {
+                    guard let iy = inputRow(oy, ky) else { continue }
+                    for kx in 0..<filterWidth {
+                        let d = ox + padLeft - kx
+                        guard d >= 0, d % strideWidth == 0, d / strideWidth < inputWidth else { continue }
+                        let pixel = image + (iy * inputWidth + d / strideWidth) * channels
+                        let tap = weights + (ky * filterWidth + kx) * channels * padded + oc
+                        for c in 0..<channels {
+                            #if VISION_TASKS_FMA || arch(arm64)
+                            sum = sum.addingProduct(pixel[c], tap[c * padded])
+                            #else
+                            sum += pixel[c] * tap[c * padded]
+                            #endif
+                        }
+                    }
+                }
+                out[ox * outputChannels + oc] = sum + bias[oc]
+            }
+        }
     }
 
     private struct TileRows: ParallelLoop {
