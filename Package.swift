@@ -39,6 +39,11 @@ let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
         + (tunedForAVX512VNNI ? [.define("VISION_TASKS_AVX512VNNI")] : [])
         + (tunedForDotProduct ? [.define("VISION_TASKS_DOTPROD")] : [])
 } ?? []
+// The tasks' own pre- and post-processing loops (the four-channel models' RGBA stretch, softmax planes, mask resizes)
+// in the tier too: at x86-64's baseline their vectorized loops were SSE2, and they took more than half the interactive
+// segmenter's frame. Only the target CPU, not -O in debug (the tasks are no kernels); the float arithmetic is the
+// same (Swift never fuses a multiply and an add it did not ask for), so are the results.
+let tunedTasks: [SwiftSetting] = targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? []
 let cpuCheck: [CSetting] = (tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : [])
     + (tunedForAVX512 ? [.define("VISION_TASKS_REQUIRE_AVX512")] : [])
     + (tunedForAVX512VNNI ? [.define("VISION_TASKS_REQUIRE_AVX512VNNI")] : [])
@@ -135,7 +140,8 @@ let package = Package(
             dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksImageDecoders", "CVisionTasksPrefetch", "CVisionTasksOnoneKernels"],
             path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
-        .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks"),
+        .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks",
+                swiftSettings: tunedTasks),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
         // output, video frames through ffmpeg, NumPy's `.npy`. Above the library, never a dependency of it, so that
         // `import VisionTasks` shows MediaPipe's names and not our tooling's.

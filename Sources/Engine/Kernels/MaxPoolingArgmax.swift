@@ -62,32 +62,55 @@ struct MaxPoolingWithArgmaxKernel: Kernel {
     }
 
     func run(_ memory: TensorMemory) {
-        let source = memory.floats(input), destination = memory.floats(output), where_ = memory.floats(indices)
-        let filterWidth = parameters.filterWidth
-        for b in 0..<batch {
-            for oy in 0..<rows.output {
-                let originY = oy * rows.stride - rows.padBefore
-                let yStart = max(0, -originY), yEnd = min(parameters.filterHeight, inputHeight - originY)
-                for ox in 0..<columns.output {
-                    let originX = ox * columns.stride - columns.padBefore
-                    let xStart = max(0, -originX), xEnd = min(filterWidth, inputWidth - originX)
-                    let out = ((b * rows.output + oy) * columns.output + ox) * channels
-                    for c in 0..<channels {
-                        var largest = -Float.greatestFiniteMagnitude, maxX = 0, maxY = 0
-                        if yStart < yEnd && xStart < xEnd {
-                            for fy in yStart..<yEnd {
-                                let line = ((b * inputHeight + originY + fy) * inputWidth + originX) * channels + c
-                                for fx in xStart..<xEnd where source[line + fx * channels] > largest {
-                                    largest = source[line + fx * channels]
-                                    maxX = fx
-                                    maxY = fy
-                                }
-                            }
+        memory.parallel.forEach(batch * rows.output, minimumPerThread: KernelConfig.poolingRowsMinimumPerThread,
+                                Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output), where_: memory.floats(indices)))
+    }
+
+    private struct Rows: ParallelLoop {
+        let kernel: MaxPoolingWithArgmaxKernel
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let where_: UnsafeMutablePointer<Float>
+        func run(_ rows: Range<Int>) {
+            for row in rows { kernel.row(row, source, destination, where_) }
+        }
+    }
+
+    /// The window's taps in the reference order with the same strict comparison: the first of equal maxima wins,
+    /// NaN never does.
+    private func row(_ row: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                     _ where_: UnsafeMutablePointer<Float>) {
+        let filterWidth = parameters.filterWidth, activation = parameters.activation
+        let b = row / rows.output, oy = row % rows.output
+        let originY = oy * rows.stride - rows.padBefore
+        let yStart = max(0, -originY), yEnd = min(parameters.filterHeight, inputHeight - originY)
+        for ox in 0..<columns.output {
+            let originX = ox * columns.stride - columns.padBefore
+            let xStart = max(0, -originX), xEnd = min(filterWidth, inputWidth - originX)
+            let out = destination + (row * columns.output + ox) * channels, at = where_ + (row * columns.output + ox) * channels
+            // The running maximum and its position kept in the outputs, channels innermost: loops of compares and
+            // selects that LLVM vectorizes (the same values and indices as channel by channel, which took 3 ms of the
+            // hair model's 25 at one thread).
+            for c in 0..<channels {
+                out[c] = -.greatestFiniteMagnitude
+                at[c] = 0
+            }
+            if yStart < yEnd && xStart < xEnd {
+                for fy in yStart..<yEnd {
+                    for fx in xStart..<xEnd {
+                        let pixel = source + ((b * inputHeight + originY + fy) * inputWidth + originX + fx) * channels
+                        let position = Float(fy * filterWidth + fx)
+                        for c in 0..<channels {
+                            let v = pixel[c], larger = v > out[c]
+                            out[c] = larger ? v : out[c]
+                            at[c] = larger ? position : at[c]
                         }
-                        destination[out + c] = parameters.activation(largest)
-                        where_[out + c] = Float(maxY * filterWidth + maxX) + 0.1
                     }
                 }
+            }
+            for c in 0..<channels {
+                out[c] = activation(out[c])
+                at[c] = at[c] + 0.1
             }
         }
     }
@@ -126,8 +149,66 @@ struct MaxUnpoolingKernel: Kernel {
         try context.expect([i.n, h, w, i.c], forOutput: 0)
     }
 
+    /// Whether the windows tile the output (stride = filter, no padding: the hair model's 2 × 2 unpoolings), where
+    /// ``run(_:)`` writes each window whole instead of zeroing the output and scattering.
+    private var windowsTile: Bool {
+        parameters.strideHeight == parameters.filterHeight && parameters.strideWidth == parameters.filterWidth && padTop == 0 && padLeft == 0
+    }
+
+    /// A flag byte per input row (``windowsTile``): whether the row holds an index past its window.
+    var scratchBytes: Int { windowsTile ? batch * inputHeight : 0 }
+
     func run(_ memory: TensorMemory) {
         let source = memory.floats(input), where_ = memory.floats(indices), destination = memory.floats(output)
+        if windowsTile {
+            // Each window written whole by the thread of its input row: a value where its index names the position,
+            // zero elsewhere — what zeroing then scattering leaves when every index is inside its own window. An
+            // index past the window (only a hostile model's: MaxPoolingWithArgmax2D names a position in the window)
+            // writes into another window in the scatter, so then the scatter runs as the reference does.
+            let flags = memory.scratch.assumingMemoryBound(to: UInt8.self)
+            memory.parallel.forEach(batch * inputHeight, minimumPerThread: KernelConfig.poolingRowsMinimumPerThread,
+                                    TiledRows(kernel: self, source: source, where_: where_, destination: destination, flags: flags))
+            guard (0..<(batch * inputHeight)).contains(where: { flags[$0] != 0 }) else { return }
+        }
+        scatter(source, where_, destination)
+    }
+
+    private struct TiledRows: ParallelLoop {
+        let kernel: MaxUnpoolingKernel
+        let source: UnsafeMutablePointer<Float>
+        let where_: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let flags: UnsafeMutablePointer<UInt8>
+        func run(_ rows: Range<Int>) {
+            for row in rows { flags[row] = kernel.tiledRow(row, source, where_, destination) ? 1 : 0 }
+        }
+    }
+
+    /// One input row's windows; true when an index lies past its window (the output is then rewritten by the scatter).
+    private func tiledRow(_ row: Int, _ source: UnsafeMutablePointer<Float>, _ where_: UnsafeMutablePointer<Float>,
+                          _ destination: UnsafeMutablePointer<Float>) -> Bool {
+        let filterHeight = parameters.filterHeight, filterWidth = parameters.filterWidth
+        let window = Float(filterHeight * filterWidth)
+        let b = row / inputHeight, iy = row % inputHeight
+        var outside = false
+        for ix in 0..<inputWidth {
+            let at = (row * inputWidth + ix) * channels
+            let value = source + at, index = where_ + at
+            // Channels innermost, compares and selects only: loops LLVM vectorizes.
+            for c in 0..<channels where index[c] >= window { outside = true }
+            for fy in 0..<filterHeight {
+                for fx in 0..<filterWidth {
+                    // Int(index) == k for the indices the scatter writes (finite, ≥ 0): k ≤ index < k + 1.
+                    let k = Float(fy * filterWidth + fx), next = k + 1
+                    let out = destination + ((b * outputHeight + iy * filterHeight + fy) * outputWidth + ix * filterWidth + fx) * channels
+                    for c in 0..<channels { out[c] = index[c] >= k ? (index[c] < next ? value[c] : 0) : 0 }
+                }
+            }
+        }
+        return outside
+    }
+
+    private func scatter(_ source: UnsafeMutablePointer<Float>, _ where_: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>) {
         destination.update(repeating: 0, count: batch * outputHeight * outputWidth * channels)
         let filterWidth = parameters.filterWidth
         for b in 0..<batch {

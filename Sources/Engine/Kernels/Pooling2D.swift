@@ -101,14 +101,41 @@ struct Pooling2DKernel: Kernel {
 
     @inline(__always)
     private func average(_ source: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ rows: Range<Int>, _ columns: Range<Int>) {
-        out.update(repeating: 0, count: channels)
+        let count = Float(max(rows.count * columns.count, 1))
+        // Sixteen channels a vector, each lane summing its channel's pixels in the scalar loop's order (from 0, row
+        // by row): the same bits. Lane by lane the selfie segmenter's ten global poolings took 0.9 ms of its 4.2.
+        // (Not where this module was compiled without optimization: there each SIMD operation is a runtime call, and
+        // the scalar loop below computes the same values.)
+        var c = 0
+        while !ononeLoops, c &+ 16 <= channels {
+            var sum = SIMD16<Float>(repeating: 0)
+            for iy in rows {
+                for ix in columns {
+                    sum += UnsafeRawPointer(source + ((iy &* x.input &+ ix) &* channels &+ c)).loadUnaligned(as: SIMD16<Float>.self)
+                }
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: sum / SIMD16(repeating: count), as: SIMD16<Float>.self)
+            c &+= 16
+        }
+        while !ononeLoops, c &+ 8 <= channels {
+            var sum = SIMD8<Float>(repeating: 0)
+            for iy in rows {
+                for ix in columns {
+                    sum += UnsafeRawPointer(source + ((iy &* x.input &+ ix) &* channels &+ c)).loadUnaligned(as: SIMD8<Float>.self)
+                }
+            }
+            UnsafeMutableRawPointer(out + c).storeBytes(of: sum / SIMD8(repeating: count), as: SIMD8<Float>.self)
+            c &+= 8
+        }
+        guard c < channels else { return }
+        let tail = channels &- c
+        (out + c).update(repeating: 0, count: tail)
         for iy in rows {
             for ix in columns {
-                let pixel = source + (iy * x.input + ix) * channels
-                for c in 0..<channels { out[c] += pixel[c] }
+                let pixel = source + ((iy &* x.input &+ ix) &* channels &+ c)
+                for k in 0..<tail { out[c &+ k] += pixel[k] }
             }
         }
-        let count = Float(max(rows.count * columns.count, 1))
-        for c in 0..<channels { out[c] /= count }
+        for k in 0..<tail { out[c &+ k] /= count }
     }
 }

@@ -95,16 +95,24 @@ enum EpilogueFusion {
         plan.nodes = ordered
     }
 
-    /// Whether the node's kernel will be a float convolution, which takes an epilogue.
+    /// Whether the node's kernel will be a float convolution, which takes an epilogue: CONV_2D, DEPTHWISE_CONV_2D, or
+    /// MediaPipe's transposed convolution (the hair model follows each of its five with a PReLU).
     private static func isFusable(_ node: PlanNode, _ graph: GraphDescription) -> Bool {
         guard let op = node.single else { return false }
-        return op.runsFloat(.conv2D, in: graph) || op.runsFloat(.depthwiseConv2D, in: graph)
+        return op.runsFloat(.conv2D, in: graph) || op.runsFloat(.depthwiseConv2D, in: graph) || isTransposeConvolution(op, graph)
+    }
+
+    private static func isTransposeConvolution(_ op: PlanOperator, _ graph: GraphDescription) -> Bool {
+        guard op.code.builtin == .custom, op.code.customCode == "Convolution2DTransposeBias", let first = op.inputs.first, first >= 0 else {
+            return false
+        }
+        return graph.types[first] == .float32
     }
 
     /// The convolution's own tanh runs in a pass after the tiles, where the epilogue would already have run; a
-    /// depthwise convolution applies it per row, before its epilogue.
+    /// depthwise convolution applies it per row, before its epilogue; the transposed convolution has no activation.
     private static func acceptsEpilogue(_ op: PlanOperator) -> Bool {
-        guard case let .conv2D(options) = op.options else { return op.code.builtin == .depthwiseConv2D }
+        guard case let .conv2D(options) = op.options else { return op.code.builtin == .depthwiseConv2D || op.code.builtin == .custom }
         return options.activation != .tanh
     }
 

@@ -14,7 +14,9 @@ enum FourChannelInput {
                       tensorWidth: Int, tensorHeight: Int, range: (lower: Float, upper: Float)) {
         let resized = OpenCVResize.rgba(rgba, width: width, height: height, toWidth: tensorWidth, toHeight: tensorHeight)
         let scale = (range.upper - range.lower) / 255, bias = range.lower
-        for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+        resized.withUnsafeBufferPointer { resized in
+            for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+        }
     }
 }
 
@@ -56,23 +58,33 @@ extension OpenCVResize {
             }
         }
         var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
+        guard width > 0, height > 0, toWidth > 0, toHeight > 0, source.count >= width * height * cn else { return output }
         var row0 = [Int32](repeating: 0, count: toWidth * cn), row1 = row0
         var rows01 = (-1, -1)
-        source.withUnsafeBufferPointer { source in
+        // Unchecked pointers and wrapping integer arithmetic (no product here leaves Int32: bytes × 2048, Int16 × 2048)
+        // so that both passes vectorize: with checked arithmetic and array indexing they took 6 ms of a 640 × 480 →
+        // 512 × 512 stretch. The arithmetic is unchanged, so are the bytes.
+        source.withUnsafeBufferPointer { source in offsets.withUnsafeBufferPointer { offsets in
+        alpha0.withUnsafeBufferPointer { alpha0 in alpha1.withUnsafeBufferPointer { alpha1 in
+            let source = source.baseAddress!, offsets = offsets.baseAddress!, alpha0 = alpha0.baseAddress!, alpha1 = alpha1.baseAddress!
             func horizontal(_ y: Int, into row: inout [Int32]) {
-                let line = y * width * cn
+                let line = source + y &* width &* cn
                 row.withUnsafeMutableBufferPointer { row in
+                    let row = row.baseAddress!
                     for x in 0..<toWidth {
                         let at = line + offsets[x], a0 = alpha0[x], a1 = alpha1[x]
                         // The second column is read only where it exists (its weight is 0 elsewhere).
                         let next = a1 != 0 ? at + cn : at
-                        for c in 0..<cn {
-                            row[x * cn + c] = Int32(source[at + c]) * a0 + Int32(source[next + c]) * a1
-                        }
+                        let out = row + x &* cn
+                        out[0] = Int32(at[0]) &* a0 &+ Int32(next[0]) &* a1
+                        out[1] = Int32(at[1]) &* a0 &+ Int32(next[1]) &* a1
+                        out[2] = Int32(at[2]) &* a0 &+ Int32(next[2]) &* a1
+                        out[3] = Int32(at[3]) &* a0 &+ Int32(next[3]) &* a1
                     }
                 }
             }
             output.withUnsafeMutableBufferPointer { output in
+                let output = output.baseAddress!
                 for y in 0..<toHeight {
                     let s = rows.index[y], f = rows.weight[y]
                     // Each source row is resized horizontally once, however many output rows read it.
@@ -83,19 +95,20 @@ extension OpenCVResize {
                         rows01 = wanted
                     }
                     let b0 = fixed(1 - f), b1 = fixed(f)
-                    let line = y * toWidth * cn
+                    let line = output + y &* toWidth &* cn
                     row0.withUnsafeBufferPointer { row0 in
                         row1.withUnsafeBufferPointer { row1 in
-                            for i in 0..<(toWidth * cn) {
-                                let top = (Int32(Int16(clamping: row0[i] >> 4)) * b0) >> 16
-                                let bottom = (Int32(Int16(clamping: row1[i] >> 4)) * b1) >> 16
-                                output[line + i] = UInt8(clamping: (top + bottom + 2) >> 2)
+                            let row0 = row0.baseAddress!, row1 = row1.baseAddress!
+                            for i in 0..<(toWidth &* cn) {
+                                let top = (Int32(Int16(clamping: row0[i] &>> 4)) &* b0) &>> 16
+                                let bottom = (Int32(Int16(clamping: row1[i] &>> 4)) &* b1) &>> 16
+                                line[i] = UInt8(clamping: (top &+ bottom &+ 2) &>> 2)
                             }
                         }
                     }
                 }
             }
-        }
+        } } } }
         return output
     }
 
