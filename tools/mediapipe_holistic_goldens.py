@@ -5,7 +5,7 @@ Tests/Fixtures/holistic_reference.json.zip (issue #46; 2.4 MB as text, kept defl
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_holistic_goldens.py [--shared ../shared] \
         [--out Tests/Fixtures/holistic_reference.json.zip] [--frames 60]
 
-About 10 s on two cores; deterministic (two runs give the same JSON).
+About 2 minutes on two cores; deterministic (two runs give the same JSON).
 
 MediaPipe 1.2.3 only: 0.10.14 aborts the whole process when a hand is missing (its #5181), so it cannot be asked.
 Model: ../shared/models/holistic_landmarker.task (Models/ when tools/fetch-models put it there). Options: MediaPipe's
@@ -21,13 +21,25 @@ Sets (an entry's "set"):
   fails ({"error": ...}; after it, 1.2.3's graph hangs on the next call and on close, so the sequence stops there).
 - "video": VIDEO mode, the first FRAMES frames of full_body_juggle.mp4 (timestamps from the frame index and fps), one
   landmarker; a frame MediaPipe fails is recorded as {"error": ...}.
+- "spread" (the header's "spread", not an entry): how far MediaPipe's own video-mode results move when one pixel of
+  every frame changes by one level (red channel XOR 1, at each of NUDGES, as tools/mediapipe_tracking_spread.py does
+  for the pose landmarker): the tracking loop (the next pose region from this frame's smoothed landmarks, the face and
+  hand regions kept from the last frame) amplifies last-bit differences, so an implementation whose arithmetic rounds
+  differently from XNNPACK cannot agree frame by frame beyond this. Per nudge, per frame, between the nudged run and
+  the unmodified one: pose mean |Δx|, |Δy|, mean world distance (m), max |Δvisibility|, |Δpresence|; face mean |Δx|,
+  |Δy|, blendshape mean and max |Δscore|; hands (the worse of the two) mean |Δx|, |Δy|, mean world distance; mask
+  |Δmean|, |Δfraction above 0.5| (null where a part is in one run only).
 - "exif": EXIF_PHOTO with an APP1 orientation N inserted after SOI (exifSegmentHex); 1.2.3's create_from_file shows
   the pixels turned (appliedTransform), and the result is on the shown image. One landmarker per file.
 MediaPipe's holistic task ignores ImageProcessingOptions.rotation_degrees (its graph has no NORM_RECT input), so
 turned buffers have no truth of their own: the Swift tests turn a photo and compare with its upright entry, mapped.
 
 Entry: {set, runningMode, image, width, height, timestampMs, pixels (digest), [exifOrientation, exifSegmentHex,
-appliedTransform], result | error}. A result, field names as MediaPipe's Python result (camelCase):
+appliedTransform], result | error, [spread]}. An "image" or "exif" entry's "spread" is MediaPipe's own sensitivity on
+that image: the worst of each spread measure (below) over IMAGE_NUDGES one-pixel changes (red XOR 1 at places drawn
+with a fixed seed), each run by a new landmarker, against the unmodified result. The chain pose -> hand region ->
+re-crop model -> hand model amplifies last-bit differences on small hands (pose1.jpg's are ~20 pixels: MediaPipe's
+hand world landmarks move by up to 11 mm). A result, field names as MediaPipe's Python result (camelCase):
   {"poseLandmarks": [33]{x,y,z,visibility,presence}, "poseWorldLandmarks": [33]{x,y,z,visibility,presence},
    "faceLandmarks": [478]{x,y,z}, "faceBlendshapes": [52]{index,score,categoryName},
    "leftHandLandmarks": [21]{x,y,z}, "leftHandWorldLandmarks", "rightHandLandmarks", "rightHandWorldLandmarks",
@@ -62,6 +74,8 @@ CLIP = "full_body_juggle.mp4"
 EXIF_PHOTO = "pose1.jpg"
 # pose1.jpg is 251 x 201, pose2.jpg 300 x 300 (a second image of another size), pose3.jpg after it.
 SEQUENCE = ["pose1.jpg", "pose2.jpg", "pose3.jpg"]
+NUDGES = [(360, 640), (100, 100), (600, 1200), (200, 900)]  # (row, column) of the 1280 x 720 frames
+IMAGE_NUDGES = 4
 stuck = None
 EXIF_ORIENTATIONS = [3, 6, 8]
 
@@ -109,11 +123,69 @@ def error(e):
     return f"{type(e).__name__}: {' '.join(str(e).split())}"
 
 
+def mean_xy(a, b):
+    return max(float(np.mean([abs(p["x"] - q["x"]) for p, q in zip(a, b)])),
+               float(np.mean([abs(p["y"] - q["y"]) for p, q in zip(a, b)])))
+
+
+def differences(a, b):
+    """The spread measures between two results of the same frame (see "spread")."""
+    def world(p, q):
+        return float(np.mean([np.sqrt((u["x"] - v["x"]) ** 2 + (u["y"] - v["y"]) ** 2 + (u["z"] - v["z"]) ** 2) for u, v in zip(p, q)]))
+
+    def both(key):
+        return bool(a[key]) and bool(b[key]) and len(a[key]) == len(b[key])
+
+    out = {}
+    if both("poseLandmarks"):
+        pa, pb = a["poseLandmarks"], b["poseLandmarks"]
+        out["poseX"] = float(np.mean([abs(p["x"] - q["x"]) for p, q in zip(pa, pb)]))
+        out["poseY"] = float(np.mean([abs(p["y"] - q["y"]) for p, q in zip(pa, pb)]))
+        out["poseWorld"] = world(a["poseWorldLandmarks"], b["poseWorldLandmarks"])
+        out["visibility"] = max(abs(p["visibility"] - q["visibility"]) for p, q in zip(pa, pb))
+        out["presence"] = max(abs(p["presence"] - q["presence"]) for p, q in zip(pa, pb))
+    if both("faceLandmarks"):
+        fa, fb = a["faceLandmarks"], b["faceLandmarks"]
+        out["faceX"] = float(np.mean([abs(p["x"] - q["x"]) for p, q in zip(fa, fb)]))
+        out["faceY"] = float(np.mean([abs(p["y"] - q["y"]) for p, q in zip(fa, fb)]))
+    if both("faceBlendshapes"):
+        d = [abs(p["score"] - q["score"]) for p, q in zip(a["faceBlendshapes"], b["faceBlendshapes"])]
+        out["blendshapeMean"], out["blendshapeMax"] = float(np.mean(d)), max(d)
+    for side in ("left", "right"):
+        key = side + "HandLandmarks"
+        if both(key):
+            ha, hb = a[key], b[key]
+            out["handX"] = max(out.get("handX", 0), float(np.mean([abs(p["x"] - q["x"]) for p, q in zip(ha, hb)])))
+            out["handY"] = max(out.get("handY", 0), float(np.mean([abs(p["y"] - q["y"]) for p, q in zip(ha, hb)])))
+            out["handWorld"] = max(out.get("handWorld", 0), world(a[side + "HandWorldLandmarks"], b[side + "HandWorldLandmarks"]))
+    if a["segmentationMask"] and b["segmentationMask"]:
+        out["maskMean"] = abs(a["segmentationMask"]["mean"] - b["segmentationMask"]["mean"])
+        out["maskFraction"] = abs(a["segmentationMask"]["fractionAbove0.5"] - b["segmentationMask"]["fractionAbove0.5"])
+    return {k: float(f"{v:.6g}") for k, v in out.items()}
+
+
 def close(lm):
     try:
         lm.close()
     except Exception:  # noqa: BLE001 (a failed graph re-raises its error on close)
         pass
+
+
+def image_spread(model, image, result, seed):
+    """The worst of each spread measure over IMAGE_NUDGES one-pixel changes (red XOR 1 at pseudo-random places, fixed
+    by `seed`), each a new landmarker, against `result` (the unmodified image's)."""
+    pixels = np.array(image.numpy_view())
+    h, w = pixels.shape[:2]
+    rng = np.random.default_rng(seed)
+    worst = {}
+    for _ in range(IMAGE_NUDGES):
+        nudged = pixels.copy()
+        y, x = int(rng.integers(h)), int(rng.integers(w))
+        nudged[y, x, 0] ^= 1
+        other = run_image(model, mp.Image(image_format=image.image_format, data=np.ascontiguousarray(nudged)))
+        for k, v in differences(result, other).items():
+            worst[k] = max(worst.get(k, 0.0), v)
+    return worst
 
 
 def run_image(model, image):
@@ -139,25 +211,44 @@ def main():
         e.update(body)
         entries.append(e)
 
-    for name in PHOTOS:
+    for index, name in enumerate(PHOTOS):
         image = mp.Image.create_from_file(os.path.join(shared, "images", name))
         try:
             body = {"result": run_image(model, image)}
+            body["spread"] = image_spread(model, image, body["result"], seed=index)
         except Exception as e:  # noqa: BLE001 (MediaPipe's refusal is part of the record)
             body = {"error": error(e)}
         entry("image", "IMAGE", name, image, None, body)
         common.log("image", name, "error" in body and body["error"] or "ok")
 
-    lm = landmarker(model, vision.RunningMode.VIDEO)
-    for name, pixels, ts in common.video_frames(os.path.join(shared, "videos", CLIP), args.frames):
-        image = mp.Image(image_format=mp.ImageFormat.SRGB, data=pixels)
-        try:
-            body = {"result": to_json(lm.detect_for_video(image, ts))}
-        except Exception as e:  # noqa: BLE001
-            body = {"error": error(e)}
+    clip_frames = list(common.video_frames(os.path.join(shared, "videos", CLIP), args.frames))
+
+    def run_clip(nudge):
+        lm = landmarker(model, vision.RunningMode.VIDEO)
+        out = []
+        for name, pixels, ts in clip_frames:
+            if nudge:
+                pixels = pixels.copy()
+                pixels[nudge[0], nudge[1], 0] ^= 1
+            image = mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(pixels))
+            try:
+                out.append((name, image, ts, {"result": to_json(lm.detect_for_video(image, ts))}))
+            except Exception as e:  # noqa: BLE001
+                out.append((name, image, ts, {"error": error(e)}))
+        close(lm)
+        return out
+
+    unmodified = run_clip(None)
+    for name, image, ts, body in unmodified:
         entry("video", "VIDEO", name, image, ts, body)
-    close(lm)
     common.log("video", sum("error" in e for e in entries if e["set"] == "video"), "errors")
+    spread = []
+    for nudge in NUDGES:
+        nudged = run_clip(nudge)
+        spread.append({"pixel": list(nudge), "frames": [
+            differences(a[3]["result"], b[3]["result"]) if "result" in a[3] and "result" in b[3] else {}
+            for a, b in zip(unmodified, nudged)]})
+        common.log("spread", nudge)
 
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(shared, "images", EXIF_PHOTO), "rb") as src:
@@ -169,6 +260,7 @@ def main():
             image = mp.Image.create_from_file(tagged)
             try:
                 body = {"result": run_image(model, image)}
+                body["spread"] = image_spread(model, image, body["result"], seed=100 + n)
             except Exception as e:  # noqa: BLE001
                 body = {"error": error(e)}
             entry("exif", "IMAGE", EXIF_PHOTO, image, None, body, exifOrientation=n,
@@ -191,7 +283,7 @@ def main():
     out = {"task": "holistic", "model": MODEL, "modelSha256": common.sha256_file(model), "mediapipeVersion": mp.__version__,
            "tool": "tools/mediapipe_holistic_goldens.py", "options": {"outputFaceBlendshapes": True,
                                                                       "outputPoseSegmentationMasks": True},
-           "clip": CLIP, "entries": entries}
+           "clip": CLIP, "spread": spread, "entries": entries}
     text = json.dumps(out, separators=(",", ":")) + "\n"
     if args.out.endswith(".zip"):  # past 1 MiB as text: kept deflated
         fixture_zip.write(args.out, text)

@@ -8,6 +8,9 @@ public final class PoseLandmarkerOptions: TaskOptions, TaskOptionsValues {
         var minTrackingConfidence: Float = 0.5
         var outputSegmentationMasks = false
         var landmarkSmoothing: LandmarkSmoothing = .mediapipe
+        /// The pose detector's non-maximum suppression (not an option of the pose landmarker; the holistic
+        /// landmarker's `minPoseSuppressionThreshold`).
+        var detectorSuppressionThreshold = PoseLandmarkerPipeline.suppressionThreshold
     }
 
     var values = Values()

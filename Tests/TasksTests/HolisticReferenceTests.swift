@@ -1,0 +1,360 @@
+import Foundation
+import VisionTasksImaging
+import VisionTasksTooling
+import VisionTasks
+import VisionTasksTestSupport
+import XCTest
+
+/// The holistic landmarker against MediaPipe 1.2.3's own `HolisticLandmarker` (Tests/Fixtures/holistic_reference.json.zip,
+/// tools/mediapipe_holistic_goldens.py: blendshapes and the pose mask on) on the shared photos, the juggling clip in
+/// video mode and EXIF-tagged files. Every part is held to the bounds of our own reference tests for that part: the
+/// pose to PoseReferenceTests' (issue #5: mean |Δx|, |Δy| ≤ 0.003, world ≤ 5 mm, visibility and presence ≤ 0.02, the
+/// mask's mean and fraction above 0.5 within 0.01), the face to FaceReferenceTests' (issue #15: mean |Δx|, |Δy| ≤ 0.003,
+/// blendshapes mean ≤ 0.01, max ≤ 0.05), each hand to HandReferenceTests' (issue #16: mean |Δx|, |Δy| ≤ 0.003, world
+/// ≤ 5 mm). A part MediaPipe does not find must be absent here too, and the other way round.
+final class HolisticReferenceTests: XCTestCase {
+    struct Point: Decodable { let x: Float; let y: Float; let z: Float; let visibility: Float?; let presence: Float? }
+    struct Blendshape: Decodable { let index: Int; let score: Float; let categoryName: String }
+    struct MaskSummary: Decodable {
+        let width: Int; let height: Int; let mean: Float; let fractionAbove05: Float
+        enum CodingKeys: String, CodingKey { case width, height, mean, fractionAbove05 = "fractionAbove0.5" }
+    }
+    struct Result: Decodable {
+        let poseLandmarks: [Point]; let poseWorldLandmarks: [Point]; let faceLandmarks: [Point]; let faceBlendshapes: [Blendshape]
+        let leftHandLandmarks: [Point]; let leftHandWorldLandmarks: [Point]; let rightHandLandmarks: [Point]
+        let rightHandWorldLandmarks: [Point]; let segmentationMask: MaskSummary?
+    }
+    struct Entry: Decodable {
+        let set: String; let image: String; let width: Int; let height: Int; let timestampMs: Int?
+        let exifOrientation: Int?; let exifSegmentHex: String?; let result: Result?; let error: String?
+        /// MediaPipe's own sensitivity on this image: the worst change of each measure under one-pixel changes.
+        let spread: [String: Float]?
+    }
+    struct Reference: Decodable { let model: String; let mediapipeVersion: String; let entries: [Entry] }
+
+    static func reference() throws -> Reference {
+        let reference = try JSONDecoder().decode(Reference.self, from: Repository.fixtureJSON("holistic_reference.json"))
+        XCTAssertEqual(reference.mediapipeVersion, "1.2.3")
+        return reference
+    }
+
+    static func options(model: String, mode: RunningMode = .image) -> HolisticLandmarkerOptions {
+        let options = HolisticLandmarkerOptions()
+        options.baseOptions.modelAssetPath = Repository.modelPath(model)
+        options.runningMode = mode
+        options.outputFaceBlendshapes = true
+        options.outputPoseSegmentationMasks = true
+        return options
+    }
+
+    /// The worst of each measure over the parts compared.
+    struct Errors: CustomStringConvertible {
+        var poseX: Float = 0, poseY: Float = 0, poseWorld: Float = 0, visibility: Float = 0, presence: Float = 0
+        var faceX: Float = 0, faceY: Float = 0, blendshapeMean: Float = 0, blendshapeMax: Float = 0
+        var handX: Float = 0, handY: Float = 0, handWorld: Float = 0
+        var maskMean: Float = 0, maskFraction: Float = 0
+
+        var description: String {
+            String(format: "pose |Δx| %.4f |Δy| %.4f world %.1f mm vis %.3f pres %.3f; face |Δx| %.4f |Δy| %.4f blendshapes mean %.4f max %.3f; hands |Δx| %.4f |Δy| %.4f world %.1f mm; mask mean %.4f fraction %.4f",
+                   poseX, poseY, poseWorld * 1000, visibility, presence, faceX, faceY, blendshapeMean, blendshapeMax,
+                   handX, handY, handWorld * 1000, maskMean, maskFraction)
+        }
+
+        mutating func merge(_ o: Errors) {
+            poseX = max(poseX, o.poseX); poseY = max(poseY, o.poseY); poseWorld = max(poseWorld, o.poseWorld)
+            visibility = max(visibility, o.visibility); presence = max(presence, o.presence)
+            faceX = max(faceX, o.faceX); faceY = max(faceY, o.faceY)
+            blendshapeMean = max(blendshapeMean, o.blendshapeMean); blendshapeMax = max(blendshapeMax, o.blendshapeMax)
+            handX = max(handX, o.handX); handY = max(handY, o.handY); handWorld = max(handWorld, o.handWorld)
+            maskMean = max(maskMean, o.maskMean); maskFraction = max(maskFraction, o.maskFraction)
+        }
+
+        /// The bounds of PoseReferenceTests, FaceReferenceTests and HandReferenceTests; with `spread`, a measure may
+        /// also lie within MediaPipe's own change on this image under a one-pixel change (see the image-mode test).
+        func check(_ label: String, spread: [String: Float]? = nil, file: StaticString = #filePath, line: UInt = #line) {
+            for (name, value, bound) in measures {
+                let allowed = max(bound, spread?[name] ?? 0)
+                XCTAssertLessThanOrEqual(value, allowed, "\(label): \(name)", file: file, line: line)
+            }
+        }
+
+        /// Each measure with the fixture's name for it and the reference tests' bound.
+        var measures: [(String, Float, Float)] {
+            [("poseX", poseX, 0.003), ("poseY", poseY, 0.003), ("poseWorld", poseWorld, 0.005), ("visibility", visibility, 0.02),
+             ("presence", presence, 0.02), ("faceX", faceX, 0.003), ("faceY", faceY, 0.003),
+             ("blendshapeMean", blendshapeMean, 0.01), ("blendshapeMax", blendshapeMax, 0.05), ("handX", handX, 0.003),
+             ("handY", handY, 0.003), ("handWorld", handWorld, 0.005), ("maskMean", maskMean, 0.01),
+             ("maskFraction", maskFraction, 0.01)]
+        }
+    }
+
+    /// Mean |Δx|, |Δy| of image landmarks; mean distance of world landmarks.
+    static func meanXY(_ ours: [NormalizedLandmark], _ theirs: [Point]) -> (Float, Float) {
+        let n = Float(max(theirs.count, 1))
+        return zip(ours, theirs).reduce((0, 0)) { ($0.0 + abs($1.0.x - $1.1.x) / n, $0.1 + abs($1.0.y - $1.1.y) / n) }
+    }
+
+    static func meanWorld(_ ours: [Landmark], _ theirs: [Point]) -> Float {
+        let n = Float(max(theirs.count, 1))
+        return zip(ours, theirs).reduce(0) { sum, pair in
+            let (a, b) = pair
+            return sum + ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)).squareRoot() / n
+        }
+    }
+
+    /// One result against MediaPipe's: the same parts present, each part's errors.
+    static func compare(_ result: HolisticLandmarkerResult, _ expected: Result, label: String,
+                        file: StaticString = #filePath, line: UInt = #line) -> Errors {
+        var e = Errors()
+        var counts: [(String, Int, Int)] = []
+        counts.append(("pose", result.poseLandmarks.count, expected.poseLandmarks.count))
+        counts.append(("pose world", result.poseWorldLandmarks.count, expected.poseWorldLandmarks.count))
+        counts.append(("face", result.faceLandmarks.count, expected.faceLandmarks.count))
+        counts.append(("blendshapes", result.faceBlendshapes?.categories.count ?? 0, expected.faceBlendshapes.count))
+        counts.append(("left hand", result.leftHandLandmarks.count, expected.leftHandLandmarks.count))
+        counts.append(("left hand world", result.leftHandWorldLandmarks.count, expected.leftHandWorldLandmarks.count))
+        counts.append(("right hand", result.rightHandLandmarks.count, expected.rightHandLandmarks.count))
+        counts.append(("right hand world", result.rightHandWorldLandmarks.count, expected.rightHandWorldLandmarks.count))
+        counts.append(("mask", result.poseSegmentationMask == nil ? 0 : 1, expected.segmentationMask == nil ? 0 : 1))
+        for (part, ours, theirs) in counts {
+            XCTAssertEqual(ours, theirs, "\(label): \(part) count", file: file, line: line)
+        }
+        if result.poseLandmarks.count == expected.poseLandmarks.count {
+            (e.poseX, e.poseY) = meanXY(result.poseLandmarks, expected.poseLandmarks)
+            for (a, b) in zip(result.poseLandmarks, expected.poseLandmarks) {
+                e.visibility = max(e.visibility, abs((a.visibility?.floatValue ?? 0) - (b.visibility ?? 0)))
+                e.presence = max(e.presence, abs((a.presence?.floatValue ?? 0) - (b.presence ?? 0)))
+            }
+            e.poseWorld = meanWorld(result.poseWorldLandmarks, expected.poseWorldLandmarks)
+        }
+        if result.faceLandmarks.count == expected.faceLandmarks.count {
+            (e.faceX, e.faceY) = meanXY(result.faceLandmarks, expected.faceLandmarks)
+        }
+        if let categories = result.faceBlendshapes?.categories, categories.count == expected.faceBlendshapes.count {
+            XCTAssertEqual(categories.map(\.categoryName), expected.faceBlendshapes.map(\.categoryName), label, file: file, line: line)
+            for (a, b) in zip(categories, expected.faceBlendshapes) {
+                e.blendshapeMean += abs(a.score - b.score) / Float(categories.count)
+                e.blendshapeMax = max(e.blendshapeMax, abs(a.score - b.score))
+            }
+        }
+        for (ours, world, theirs, theirWorld) in [
+            (result.leftHandLandmarks, result.leftHandWorldLandmarks, expected.leftHandLandmarks, expected.leftHandWorldLandmarks),
+            (result.rightHandLandmarks, result.rightHandWorldLandmarks, expected.rightHandLandmarks, expected.rightHandWorldLandmarks),
+        ] where ours.count == theirs.count && !ours.isEmpty {
+            let (x, y) = meanXY(ours, theirs)
+            e.handX = max(e.handX, x); e.handY = max(e.handY, y)
+            e.handWorld = max(e.handWorld, meanWorld(world, theirWorld))
+        }
+        if let mask = result.poseSegmentationMask, let summary = expected.segmentationMask {
+            XCTAssertEqual([mask.width, mask.height], [summary.width, summary.height], "\(label): mask size", file: file, line: line)
+            let values = mask.float32Values
+            let mean = values.reduce(0, +) / Float(max(values.count, 1))
+            let above = Float(values.filter { $0 > 0.5 }.count) / Float(max(values.count, 1))
+            e.maskMean = abs(mean - summary.mean)
+            e.maskFraction = abs(above - summary.fractionAbove05)
+        }
+        return e
+    }
+
+    /// Image mode, one landmarker for every photo (MediaPipe's truth comes from one landmarker per photo: its own
+    /// fails the second photo of another size with the mask on — the "sequence" entries — and ours must not).
+    ///
+    /// Each part is held to its reference test's bounds, or — where MediaPipe itself moves farther when one pixel of
+    /// the photo changes by one level (the entry's "spread") — to that: the face and hands are derived from the pose,
+    /// and on small hands the chain pose → hand region → re-crop model → hand model amplifies last-bit differences
+    /// (pose1.jpg's hands are about 20 pixels: MediaPipe's own hand world landmarks move by up to 9 mm under such a
+    /// change, as the video test's yardstick). HolisticStageTests holds the face and hand stages, fed MediaPipe's own
+    /// pose, to the reference bounds alone.
+    ///
+    /// Known misses (measured): the largest blendshape difference on face_landmark_ex1.jpg (0.074) and
+    /// face_group.jpg (0.093) is beyond the face test's 0.05, where MediaPipe's spread is 0. The pose stage is the
+    /// cause: our pose landmarker (the same stage) is 0.0005 off MediaPipe's in mean |Δy| on these close-up photos
+    /// (within the pose bound; the pose region is 4–6 times the image), the face region follows the pose, and from
+    /// MediaPipe's own pose our face stage is within 0.004 (HolisticStageTests).
+    func testImageModeMatchesMediaPipe() throws {
+        let reference = try Self.reference()
+        let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model))
+        var report: [String] = [], worst = Errors()
+        for entry in reference.entries where entry.set == "image" {
+            let expected = try XCTUnwrap(entry.result, "\(entry.image): MediaPipe failed: \(entry.error ?? "")")
+            let image = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(entry.image)").path)
+            XCTAssertEqual([image.width, image.height], [entry.width, entry.height], entry.image)
+            let result = try landmarker.detect(image: image)
+            let e = Self.compare(result, expected, label: entry.image)
+            e.check(entry.image, spread: entry.spread)
+            worst.merge(e)
+            report.append("\(entry.image): \(e)")
+        }
+        print("holistic image mode against MediaPipe 1.2.3:\n" + report.joined(separator: "\n") + "\nworst: \(worst)")
+    }
+
+    /// MediaPipe 1.2.3 fails a second image of another size in image mode with the mask on (its mask smoothing keeps
+    /// the last image's mask, holistic_pose_tracking.cc); the recorded failure, and ours answering the same sequence
+    /// as a new landmarker answers each image.
+    func testImageModeAnswersImagesOfAnySizeInSequence() throws {
+        let reference = try Self.reference()
+        let sequence = reference.entries.filter { $0.set == "sequence" }
+        XCTAssertGreaterThanOrEqual(sequence.count, 2)
+        XCTAssertNotNil(sequence.first?.result)
+        let failed = try XCTUnwrap(sequence.last?.error, "MediaPipe's failure on the second size is on record")
+        XCTAssertTrue(failed.contains("SegmentationSmoothingCalculator"), failed)
+        let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model))
+        for name in sequence.map(\.image) + sequence.map(\.image).reversed() {
+            let truth = try XCTUnwrap(reference.entries.first { $0.set == "image" && $0.image == name })
+            let image = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(name)").path)
+            let result = try landmarker.detect(image: image)
+            let mask = try XCTUnwrap(result.poseSegmentationMask, name)
+            XCTAssertEqual([mask.width, mask.height], [image.width, image.height], name)
+            Self.compare(result, try XCTUnwrap(truth.result), label: "\(name) in sequence").check("\(name) in sequence", spread: truth.spread)
+        }
+    }
+
+    /// Video mode on the clip's first 60 frames, frame by frame: the pose tracked from the last frame's smoothed
+    /// auxiliary landmarks and smoothed, the face and hand regions kept while they move little, the mask blended with
+    /// the last one.
+    ///
+    /// This tracking loop amplifies differences in the last bits of the models' arithmetic, as the pose landmarker's
+    /// does (PoseReferenceTests.testSmoothedVideoModeMatchesMediaPipe): MediaPipe against itself, with one pixel of
+    /// each frame changed by one level, moves world landmarks by up to 16 mm (pose) and 22 mm (hands, placed at the
+    /// pose's wrist) and the face's largest blendshape score by up to 0.18 (the fixture's "spread",
+    /// tools/mediapipe_holistic_goldens.py). Our kernels round differently from XNNPACK, so the yardstick is the one
+    /// the pose and gesture video tests use: on every measure, our clip mean and our worst frame no farther from
+    /// MediaPipe than MediaPipe is from itself under the largest nudge. The reference tests' bounds hold on the clip's
+    /// mean (pose, face and hand landmarks 0.003, world 5 mm, blendshapes 0.01 and 0.05, the mask 0.01), and per
+    /// frame where a reference video test holds them per frame (pose visibility and presence 0.02, face landmarks
+    /// 0.003, blendshape mean 0.01).
+    func testVideoModeMatchesMediaPipe() throws {
+        struct Spread: Decodable { let pixel: [Int]; let frames: [[String: Float]] }
+        struct Header: Decodable { let spread: [Spread] }
+        let reference = try Self.reference()
+        let spread = try JSONDecoder().decode(Header.self, from: Repository.fixtureJSON("holistic_reference.json")).spread
+        let frames = reference.entries.filter { $0.set == "video" }
+        XCTAssertGreaterThanOrEqual(frames.count, 30)
+        XCTAssertEqual(spread.count, 4)
+        let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model, mode: .video))
+        let video = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path)
+        var errors: [Errors] = []
+        for entry in frames {
+            let frame = try XCTUnwrap(try video.nextFrame(), "video ended before \(entry.image)")
+            XCTAssertEqual(frame.label, entry.image)
+            XCTAssertEqual(frame.timestampMs, entry.timestampMs)
+            let result = try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestampMs)
+            XCTAssertEqual(result.timestampInMilliseconds, frame.timestampMs)
+            let expected = try XCTUnwrap(entry.result, "\(entry.image): MediaPipe failed (\(entry.error ?? ""))")
+            let e = Self.compare(result, expected, label: entry.image)
+            XCTAssertLessThanOrEqual(e.visibility, 0.02, "\(entry.image) pose visibility")
+            XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image) pose presence")
+            XCTAssertLessThanOrEqual(e.faceX, 0.003, "\(entry.image) face x")
+            XCTAssertLessThanOrEqual(e.faceY, 0.003, "\(entry.image) face y")
+            XCTAssertLessThanOrEqual(e.blendshapeMean, 0.01, "\(entry.image) blendshape mean")
+            errors.append(e)
+        }
+        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
+        let measures: [(String, KeyPath<Errors, Float>, Float)] = [
+            ("poseX", \.poseX, 0.003), ("poseY", \.poseY, 0.003), ("poseWorld", \.poseWorld, 0.005),
+            ("visibility", \.visibility, 0.02), ("presence", \.presence, 0.02), ("faceX", \.faceX, 0.003),
+            ("faceY", \.faceY, 0.003), ("blendshapeMean", \.blendshapeMean, 0.01), ("blendshapeMax", \.blendshapeMax, 0.05),
+            ("handX", \.handX, 0.003), ("handY", \.handY, 0.003), ("handWorld", \.handWorld, 0.005),
+            ("maskMean", \.maskMean, 0.01), ("maskFraction", \.maskFraction, 0.01),
+        ]
+        var report: [String] = []
+        for (name, path, bound) in measures {
+            let ours = errors.map { $0[keyPath: path] }
+            let ourMean = mean(ours), ourWorst = ours.max() ?? 0
+            let spreadMean = spread.map { mean($0.frames.compactMap { $0[name] }) }.max() ?? 0
+            let spreadWorst = spread.map { $0.frames.compactMap { $0[name] }.max() ?? 0 }.max() ?? 0
+            report.append(String(format: "%@: ours mean %.5f worst %.5f; MediaPipe's one-pixel spread mean %.5f worst %.5f; bound %.3f",
+                                 name, ourMean, ourWorst, spreadMean, spreadWorst, bound))
+            XCTAssertLessThanOrEqual(ourMean, bound, "\(name): clip mean beyond the reference tests' bound")
+            XCTAssertLessThanOrEqual(ourMean, max(spreadMean, bound), "\(name): clip mean beyond MediaPipe's own spread")
+            XCTAssertLessThanOrEqual(ourWorst, max(spreadWorst, bound), "\(name): worst frame beyond MediaPipe's own spread")
+        }
+        print("holistic video mode against MediaPipe 1.2.3 (\(errors.count) frames):\n" + report.joined(separator: "\n"))
+    }
+
+    /// EXIF-tagged files decode as MediaPipe 1.x's create_from_file shows them (the tag applied), and the results are
+    /// MediaPipe's on that image.
+    func testExifTaggedFilesMatchMediaPipe() throws {
+        let reference = try Self.reference()
+        let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model))
+        var checked = 0
+        for entry in reference.entries where entry.set == "exif" {
+            let orientation = try XCTUnwrap(entry.exifOrientation)
+            let image = try Self.exifImage(entry)
+            let label = "\(entry.image) EXIF \(orientation)"
+            let e = Self.compare(try landmarker.detect(image: image), try XCTUnwrap(entry.result), label: label)
+            e.check(label, spread: entry.spread)
+            print("\(label): \(e)")
+            checked += 1
+        }
+        XCTAssertEqual(checked, 3)
+    }
+
+    /// An "exif" entry's file as MediaPipe 1.x read it: the photo with the EXIF segment inserted after SOI, decoded
+    /// with the tag applied (as MPImage decodes files and bytes by default).
+    static func exifImage(_ entry: Entry) throws -> MPImage {
+        let original = [UInt8](try Data(contentsOf: Repository.shared.appendingPathComponent("images/\(entry.image)")))
+        var segment: [UInt8] = [], hex = Substring(try XCTUnwrap(entry.exifSegmentHex))
+        while hex.count >= 2 { segment.append(UInt8(hex.prefix(2), radix: 16)!); hex = hex.dropFirst(2) }
+        let image = try MPImage(encoded: Array(original.prefix(2)) + segment + Array(original.dropFirst(2)))
+        XCTAssertEqual(image.exifOrientation, entry.exifOrientation)
+        XCTAssertEqual([image.width, image.height], [entry.width, entry.height])
+        return image
+    }
+
+    /// `numpy.rot90(mask, k)`: k counter-clockwise quarter turns.
+    static func rot90(_ mask: Mask, _ k: Int) -> Mask {
+        var values = mask.float32Values, w = mask.width, h = mask.height
+        for _ in 0..<k {
+            var out = [Float](repeating: 0, count: values.count)
+            // One turn: out[i][j] = in[j][w - 1 - i], the output w rows of h.
+            for i in 0..<w { for j in 0..<h { out[i * h + j] = values[j * w + (w - 1 - i)] } }
+            (values, w, h) = (out, h, w)
+        }
+        return Mask(width: w, height: h, float32Data: values)
+    }
+
+    /// MediaPipe's holistic task ignores the image's rotation (its graph has no region input); ours runs a turned
+    /// buffer upright, so its result must be MediaPipe's on the upright photo, mapped into the buffer's frame
+    /// (x, y) → (y, 1 − x), (1 − x, 1 − y), (1 − y, x) for k = 1, 2, 3 counter-clockwise quarter turns, world x, y
+    /// turned alike, the mask turned with the pixels.
+    func testTurnedBuffersGiveTheUprightResultMapped() throws {
+        let reference = try Self.reference()
+        let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model))
+        for name in ["pose4.jpg", "hand_standing.png"] {
+            let truth = try XCTUnwrap(reference.entries.first { $0.set == "image" && $0.image == name })
+            let expected = try XCTUnwrap(truth.result)
+            let upright = try MPImage(contentsOfFile: Repository.shared.appendingPathComponent("images/\(name)").path)
+            for k in 1...3 {
+                let pixels = TurnedPixels.rot90(upright.rgbPixels(), width: upright.width, height: upright.height, k)
+                let orientation = try XCTUnwrap(ImageOrientation(rotationDegrees: 90 * k))
+                let turned = try MPImage(pixels: pixels.pixels, width: pixels.width, height: pixels.height, format: .rgb8,
+                                         orientation: orientation)
+                var result = try landmarker.detect(image: turned)
+                // Back into the upright frame, to compare with MediaPipe's upright answer.
+                func back(_ points: inout [NormalizedLandmark]) {
+                    for i in points.indices {
+                        let (x, y) = (points[i].x, points[i].y)
+                        (points[i].x, points[i].y) = [(x, y), (1 - y, x), (1 - x, 1 - y), (y, 1 - x)][k]
+                    }
+                }
+                func back(_ points: inout [Landmark]) {
+                    for i in points.indices {
+                        let (x, y) = (points[i].x, points[i].y)
+                        (points[i].x, points[i].y) = [(x, y), (-y, x), (-x, -y), (y, -x)][k]
+                    }
+                }
+                back(&result.poseLandmarks); back(&result.faceLandmarks); back(&result.leftHandLandmarks); back(&result.rightHandLandmarks)
+                back(&result.poseWorldLandmarks); back(&result.leftHandWorldLandmarks); back(&result.rightHandWorldLandmarks)
+                if let mask = result.poseSegmentationMask {
+                    XCTAssertEqual([mask.width, mask.height], [turned.width, turned.height])
+                    result.poseSegmentationMask = Self.rot90(mask, (4 - k) % 4)
+                }
+                let label = "\(name) rot90 k=\(k)"
+                let e = Self.compare(result, expected, label: label)
+                e.check(label, spread: truth.spread)
+                print("\(label): \(e)")
+            }
+        }
+    }
+}
