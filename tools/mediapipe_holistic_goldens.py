@@ -29,6 +29,9 @@ Sets (an entry's "set"):
   the unmodified one: pose mean |Δx|, |Δy|, mean world distance (m), max |Δvisibility|, |Δpresence|; face mean |Δx|,
   |Δy|, blendshape mean and max |Δscore|; hands (the worse of the two) mean |Δx|, |Δy|, mean world distance; mask
   |Δmean|, |Δfraction above 0.5| (null where a part is in one run only).
+- "people": for `numPeople` (ours; MediaPipe's holistic graph follows one person), MediaPipe's Pose Landmarker on
+  PEOPLE_PHOTOS with the same lite pose model (pose_landmarker_lite.task), numPoses PEOPLE, IMAGE mode: each person's
+  pose as MediaPipe finds it when it looks for several (result: {"poses": [{"poseLandmarks", "poseWorldLandmarks"}]}).
 - "exif": EXIF_PHOTO with an APP1 orientation N inserted after SOI (exifSegmentHex); 1.2.3's create_from_file shows
   the pixels turned (appliedTransform), and the result is on the shown image. One landmarker per file.
 MediaPipe's holistic task ignores ImageProcessingOptions.rotation_degrees (its graph has no NORM_RECT input), so
@@ -76,6 +79,8 @@ EXIF_PHOTO = "pose1.jpg"
 SEQUENCE = ["pose1.jpg", "pose2.jpg", "pose3.jpg"]
 NUDGES = [(360, 640), (100, 100), (600, 1200), (200, 900)]  # (row, column) of the 1280 x 720 frames
 IMAGE_NUDGES = 4
+PEOPLE_PHOTOS = ["multi1.jpg", "obj_street_people.jpg", "obj_kitchen_people.jpg"]
+PEOPLE = 3
 stuck = None
 EXIF_ORIENTATIONS = [3, 6, 8]
 
@@ -265,6 +270,16 @@ def main():
                 body = {"error": error(e)}
             entry("exif", "IMAGE", EXIF_PHOTO, image, None, body, exifOrientation=n,
                   exifSegmentHex=common.app1_exif_orientation(n).hex(), appliedTransform=common.EXIF_TRANSFORMS[n])
+
+    pose_model = common.model_path("pose_landmarker_lite.task", shared=shared)
+    for name in PEOPLE_PHOTOS:
+        image = mp.Image.create_from_file(os.path.join(shared, "images", name))
+        with vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
+                base_options=mpt.BaseOptions(model_asset_path=pose_model), num_poses=PEOPLE)) as lm:
+            r = lm.detect(image)
+            body = {"result": {"poses": [{"poseLandmarks": points(p, True), "poseWorldLandmarks": points(w, True)}
+                                         for p, w in zip(r.pose_landmarks, r.pose_world_landmarks)]}}
+        entry("people", "IMAGE", name, image, None, body, numPoses=PEOPLE, model="pose_landmarker_lite.task")
 
     # Last: after its failure a 1.2.3 graph hangs on the next call and on close, so this landmarker is left open and
     # the process ends with os._exit once the file is written.

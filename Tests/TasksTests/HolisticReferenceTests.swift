@@ -29,6 +29,32 @@ final class HolisticReferenceTests: XCTestCase {
         let exifOrientation: Int?; let exifSegmentHex: String?; let result: Result?; let error: String?
         /// MediaPipe's own sensitivity on this image: the worst change of each measure under one-pixel changes.
         let spread: [String: Float]?
+        /// "people" entries: MediaPipe's Pose Landmarker's poses (numPoses 3).
+        let poses: [Pose]?
+
+        struct Pose: Decodable { let poseLandmarks: [Point]; let poseWorldLandmarks: [Point] }
+        enum CodingKeys: String, CodingKey { case set, image, width, height, timestampMs, exifOrientation, exifSegmentHex, result, error, spread }
+        enum PeopleKeys: String, CodingKey { case poses }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            set = try c.decode(String.self, forKey: .set)
+            image = try c.decode(String.self, forKey: .image)
+            width = try c.decode(Int.self, forKey: .width)
+            height = try c.decode(Int.self, forKey: .height)
+            timestampMs = try c.decodeIfPresent(Int.self, forKey: .timestampMs)
+            exifOrientation = try c.decodeIfPresent(Int.self, forKey: .exifOrientation)
+            exifSegmentHex = try c.decodeIfPresent(String.self, forKey: .exifSegmentHex)
+            error = try c.decodeIfPresent(String.self, forKey: .error)
+            spread = try c.decodeIfPresent([String: Float].self, forKey: .spread)
+            if set == "people" {
+                poses = try c.nestedContainer(keyedBy: PeopleKeys.self, forKey: .result).decode([Pose].self, forKey: .poses)
+                result = nil
+            } else {
+                poses = nil
+                result = try c.decodeIfPresent(Result.self, forKey: .result)
+            }
+        }
     }
     struct Reference: Decodable { let model: String; let mediapipeVersion: String; let entries: [Entry] }
 

@@ -25,12 +25,13 @@ final class HolisticStageTests: XCTestCase {
             var result = HolisticLandmarkerResult.empty(timestampInMilliseconds: 0)
             result.poseLandmarks = pose
             result.poseWorldLandmarks = world
-            result.faceLandmarks = try pipeline.faceLandmarks(image, pose: pose, tracking: false)
+            var state = PersonState()
+            result.faceLandmarks = try pipeline.faceLandmarks(image, pose: pose, state: &state)
             if !result.faceLandmarks.isEmpty {
                 result.faceBlendshapes = try XCTUnwrap(pipeline.blendshapes).scores(result.faceLandmarks, imageWidth: image.width, imageHeight: image.height)
             }
-            (result.leftHandLandmarks, result.leftHandWorldLandmarks) = try pipeline.handLandmarks(image, pose: estimate, side: .left, tracking: false)
-            (result.rightHandLandmarks, result.rightHandWorldLandmarks) = try pipeline.handLandmarks(image, pose: estimate, side: .right, tracking: false)
+            (result.leftHandLandmarks, result.leftHandWorldLandmarks) = try pipeline.handLandmarks(image, pose: estimate, side: .left, state: &state)
+            (result.rightHandLandmarks, result.rightHandWorldLandmarks) = try pipeline.handLandmarks(image, pose: estimate, side: .right, state: &state)
             var e = HolisticReferenceTests.compare(result, Self.withoutMask(expected), label: label)
             (e.maskMean, e.maskFraction) = (0, 0)
             e.check(label)

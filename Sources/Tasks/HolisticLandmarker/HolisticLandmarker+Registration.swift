@@ -7,7 +7,8 @@ extension HolisticLandmarker {
     /// visibility and presence), `faceLandmarks` (478), `faceBlendshapes` (52 categories, when asked for),
     /// `leftHandLandmarks`, `leftHandWorldLandmarks`, `rightHandLandmarks`, `rightHandWorldLandmarks` (21 each) — an
     /// empty list for a part not found — and `segmentationMask` summarized as the segmenter's masks are (`width`,
-    /// `height`, `mean`, `above05`) or null.
+    /// `height`, `mean`, `above05`) or null. When `numPeople` finds more than one person, `people` lists every person
+    /// with the same fields (the first is the one the top-level fields describe).
     package static let registration = TaskDescription(
         name: "holistic-landmarker", title: "Holistic Landmarker",
         summary: "Find one person's pose, face and both hands in one pass (33 + 478 + 2 × 21 landmarks, blendshapes, the pose mask), as MediaPipe's Holistic Landmarker does.",
@@ -31,6 +32,8 @@ extension HolisticLandmarker {
                   help: "Return the face's 52 blendshape scores."),
             .flag("outputPoseSegmentationMasks", \HolisticLandmarkerOptions.outputPoseSegmentationMasks,
                   help: "Return the pose's segmentation mask."),
+            .integer("numPeople", \HolisticLandmarkerOptions.numPeople, in: 1...100,
+                     help: "The most people to find, each with their own face and hands (not a MediaPipe option: 1 is MediaPipe's landmarker)."),
         ],
         mediapipeClass: "HolisticLandmarker", mediapipeMethod: "detect", benchImage: "pose1.jpg",
         benchVideo: "full_body_juggle.mp4", task: HolisticLandmarker.self
@@ -42,6 +45,18 @@ extension HolisticLandmarker {
 /// The JSON, summary and marks of a holistic result.
 enum HolisticAnswer {
     static func answer(_ result: HolisticLandmarkerResult) -> TaskAnswer {
+        var json = fields(result.person)
+        if result.people.count > 1 { json["people"] = result.people.map(fields) }
+        let parts = [("pose", result.poseLandmarks.isEmpty), ("face", result.faceLandmarks.isEmpty),
+                     ("left hand", result.leftHandLandmarks.isEmpty), ("right hand", result.rightHandLandmarks.isEmpty)]
+        let found = parts.filter { !$0.1 }.map(\.0)
+        let all = result.people.flatMap { $0.poseLandmarks + $0.faceLandmarks + $0.leftHandLandmarks + $0.rightHandLandmarks }
+        let summary = found.isEmpty ? "no person" : found.joined(separator: ", ") + (result.people.count > 1 ? " (\(result.people.count) people)" : "")
+        return TaskAnswer(json: json, summary: summary, marks: all.map { .normalizedPoint(x: Double($0.x), y: Double($0.y)) })
+    }
+
+    /// MediaPipe's result fields for one person.
+    static func fields(_ person: HolisticPerson) -> [String: Any] {
         func points(_ landmarks: [NormalizedLandmark]) -> [[String: Any]] {
             landmarks.map { p in
                 var out: [String: Any] = ["x": Double(p.x), "y": Double(p.y), "z": Double(p.z)]
@@ -58,19 +73,13 @@ enum HolisticAnswer {
                 return out
             }
         }
-        let json: [String: Any] = [
-            "poseLandmarks": points(result.poseLandmarks), "poseWorldLandmarks": points(result.poseWorldLandmarks),
-            "faceLandmarks": points(result.faceLandmarks),
-            "faceBlendshapes": (result.faceBlendshapes?.categories ?? []).map(AnswerJSON.category),
-            "leftHandLandmarks": points(result.leftHandLandmarks), "leftHandWorldLandmarks": points(result.leftHandWorldLandmarks),
-            "rightHandLandmarks": points(result.rightHandLandmarks), "rightHandWorldLandmarks": points(result.rightHandWorldLandmarks),
-            "segmentationMask": result.poseSegmentationMask.map(SegmentationAnswer.confidenceSummary) ?? NSNull(),
+        return [
+            "poseLandmarks": points(person.poseLandmarks), "poseWorldLandmarks": points(person.poseWorldLandmarks),
+            "faceLandmarks": points(person.faceLandmarks),
+            "faceBlendshapes": (person.faceBlendshapes?.categories ?? []).map(AnswerJSON.category),
+            "leftHandLandmarks": points(person.leftHandLandmarks), "leftHandWorldLandmarks": points(person.leftHandWorldLandmarks),
+            "rightHandLandmarks": points(person.rightHandLandmarks), "rightHandWorldLandmarks": points(person.rightHandWorldLandmarks),
+            "segmentationMask": person.poseSegmentationMask.map(SegmentationAnswer.confidenceSummary) ?? NSNull(),
         ]
-        let parts = [("pose", result.poseLandmarks.isEmpty), ("face", result.faceLandmarks.isEmpty),
-                     ("left hand", result.leftHandLandmarks.isEmpty), ("right hand", result.rightHandLandmarks.isEmpty)]
-        let found = parts.filter { !$0.1 }.map(\.0)
-        let all = result.poseLandmarks + result.faceLandmarks + result.leftHandLandmarks + result.rightHandLandmarks
-        return TaskAnswer(json: json, summary: found.isEmpty ? "no person" : found.joined(separator: ", "),
-                          marks: all.map { .normalizedPoint(x: Double($0.x), y: Double($0.y)) })
     }
 }

@@ -12,6 +12,7 @@ public final class HolisticLandmarkerOptions: TaskOptions, TaskOptionsValues {
         var minHandLandmarksConfidence: Float = 0.5
         var outputFaceBlendshapes = false
         var outputPoseSegmentationMasks = false
+        var numPeople = 1
     }
 
     var values = Values()
@@ -24,6 +25,7 @@ public final class HolisticLandmarkerOptions: TaskOptions, TaskOptionsValues {
         try OptionCheck.confidence(minPoseSuppressionThreshold, "minPoseSuppressionThreshold")
         try OptionCheck.confidence(minPosePresenceConfidence, "minPosePresenceConfidence")
         try OptionCheck.confidence(minHandLandmarksConfidence, "minHandLandmarksConfidence")
+        try OptionCheck.count(numPeople, "numPeople")
     }
 
     /// Receives live-stream results; required in `.liveStream` mode. Held weakly.
@@ -74,6 +76,12 @@ public final class HolisticLandmarkerOptions: TaskOptions, TaskOptionsValues {
     /// Whether results carry the pose's segmentation mask (MediaPipe 1.x's name).
     public var outputPoseSegmentationMasks: Bool {
         get { values.outputPoseSegmentationMasks } set { values.outputPoseSegmentationMasks = newValue }
+    }
+    /// The most people to find (≥ 1), each with their own face and hands, in ``HolisticLandmarkerResult/people``. With
+    /// 1, the default, the landmarker is MediaPipe's; with more, the pose detector runs while fewer are tracked and each
+    /// person is tracked and smoothed on their own. (Not a MediaPipe option: its holistic graph follows one person.)
+    public var numPeople: Int {
+        get { values.numPeople } set { values.numPeople = newValue }
     }
     /// MediaPipe 0.10's name of ``outputPoseSegmentationMasks``.
     public var outputSegmentationMask: Bool {

@@ -15,7 +15,7 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
     let hand: HandLandmarksModel
     let handRefinement: HandRegionRefinement
     let blendshapes: FaceBlendshapes?
-    private var state = HolisticTrackingState()
+    private var state: HolisticTrackingState
     let maskClock = PostprocessingClock()
 
     /// SegmentationSmoothingCalculator's `combine_with_previous_ratio` in holistic_pose_tracking.cc.
@@ -42,10 +42,11 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
         handRefinement = try HandRegionRefinement(bundle: bundle, threads: threads)
         // As MediaPipe, a stage that was asked for needs its model.
         blendshapes = options.outputFaceBlendshapes ? try FaceBlendshapes(bundle: bundle, threads: threads) : nil
+        state = HolisticTrackingState(numPeople: options.numPeople)
     }
 
     func resetVideoState() {
-        state = HolisticTrackingState()
+        state = HolisticTrackingState(numPeople: options.numPeople)
     }
 
     var stageTimings: [NamedStageTimings] {
@@ -58,7 +59,7 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HolisticLandmarkerResult {
         if image.orientation != state.orientation {
-            state = HolisticTrackingState()
+            resetVideoState()
             state.orientation = image.orientation
         }
         // MediaPipe's holistic graph has no region input: it runs on the buffer as stored and ignores the
@@ -69,42 +70,96 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
         }
         let turned: MPImage
         do { turned = try turn.upright(image) } catch { throw .image(error) }
-        var result = try upright(turned, timestampMilliseconds: timestamp)
+        let result = try upright(turned, timestampMilliseconds: timestamp)
         func map(_ points: inout [NormalizedLandmark]) {
             for i in points.indices { (points[i].x, points[i].y) = turn.point(x: points[i].x, y: points[i].y) }
         }
         func map(_ points: inout [Landmark]) {
             for i in points.indices { (points[i].x, points[i].y) = turn.direction(x: points[i].x, y: points[i].y) }
         }
-        map(&result.poseLandmarks); map(&result.faceLandmarks); map(&result.leftHandLandmarks); map(&result.rightHandLandmarks)
-        map(&result.poseWorldLandmarks); map(&result.leftHandWorldLandmarks); map(&result.rightHandWorldLandmarks)
-        result.poseSegmentationMask = result.poseSegmentationMask.map { Self.turned($0, by: turn) }
-        return result
+        let people = result.people.map { person in
+            var p = person
+            map(&p.poseLandmarks); map(&p.faceLandmarks); map(&p.leftHandLandmarks); map(&p.rightHandLandmarks)
+            map(&p.poseWorldLandmarks); map(&p.leftHandWorldLandmarks); map(&p.rightHandWorldLandmarks)
+            p.poseSegmentationMask = p.poseSegmentationMask.map { Self.turned($0, by: turn) }
+            return p
+        }
+        return HolisticLandmarkerResult(people: people, timestampInMilliseconds: result.timestampInMilliseconds)
     }
 
     /// The upright picture's result. `timestamp` is nil in image mode: nothing is tracked, smoothed or kept (MediaPipe
     /// 1.2.3 carries its loopbacks across image-mode calls — the failure on a second image of another size with the
     /// mask on is one consequence; each image here is answered as a new landmarker answers it).
     private func upright(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HolisticLandmarkerResult {
-        let tracking = timestamp != nil
-        let w = image.width, h = image.height
-        var result = HolisticLandmarkerResult.empty(timestampInMilliseconds: timestamp ?? 0)
+        let people = options.numPeople == 1 ? try onePerson(image, timestampMilliseconds: timestamp)
+            : try severalPeople(image, timestampMilliseconds: timestamp)
+        return HolisticLandmarkerResult(people: people, timestampInMilliseconds: timestamp ?? 0)
+    }
 
-        // The pose: the last frame's region, or the detector's best (TrackHolisticPoseUsingCustomPoseDetection).
+    /// MediaPipe's graph: one pose, from the last frame's region or the detector's best
+    /// (TrackHolisticPoseUsingCustomPoseDetection), and the face and hands derived from it.
+    private func onePerson(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [HolisticPerson] {
+        let tracking = timestamp != nil
         var region = tracking ? state.poseRegion : nil
         if region == nil { region = try pose.detect(image).first }
         guard let region, var estimate = try pose.landmarks(image, rect: region) else {
-            state.poseLost()
-            return result
+            // The graph's later stages see nothing, so nothing of them carries over; the filters whose calculators
+            // also take the image size reset, as in MediaPipe.
+            state.poseRegion = nil
+            state.single.poseLost()
+            return []
         }
+        guard tracking else {
+            var fresh = PersonState()
+            return [try person(image, &estimate, state: &fresh, timestampMilliseconds: nil)]
+        }
+        let found = try person(image, &estimate, state: &state.single, timestampMilliseconds: timestamp)
+        state.poseRegion = HolisticRegions.poseRegion(estimate.auxiliary, imageWidth: image.width, imageHeight: image.height)
+        return [found]
+    }
+
+    /// `numPeople` above 1 (ours; MediaPipe's holistic graph follows one person): the pose landmarker's
+    /// detect-or-track loop for several poses — tracked regions kept, the detector run while fewer than `numPeople`
+    /// are tracked, a detection over a tracked person dropped, and a person whose next region overlaps an earlier
+    /// one's by more than half dropped as found twice — and each person carried from frame to frame with filters and
+    /// face, hand and mask state of their own, as the single person is.
+    private func severalPeople(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [HolisticPerson] {
+        let tracking = timestamp != nil
+        let regions = try state.tracker.regions(tracking: tracking) { () throws(VisionTaskError) in try pose.detect(image) }
+        var people: [HolisticPerson] = [], next: [TrackedRegion] = [], kept: [Int: PersonState] = [:]
+        for region in regions {
+            guard var estimate = try pose.landmarks(image, rect: region.rect) else { continue }
+            var personState = (tracking ? state.people[region.instance] : nil) ?? PersonState()
+            let found = try person(image, &estimate, state: &personState, timestampMilliseconds: timestamp)
+            let nextRect = HolisticRegions.poseRegion(estimate.auxiliary, imageWidth: image.width, imageHeight: image.height)
+            if tracking, next.contains(where: { $0.rect.mediaPipeIntersectionOverUnion(nextRect) > Self.peopleOverlap }) { continue }
+            people.append(found)
+            next.append(TrackedRegion(instance: region.instance, rect: nextRect))
+            kept[region.instance] = personState
+        }
+        if tracking {
+            state.tracker.track(next)
+            state.people = kept
+        }
+        return people
+    }
+
+    /// The overlap (IoU) above which two people's regions are one person (the pose landmarker's default
+    /// `minTrackingConfidence`).
+    static let peopleOverlap: Float = 0.5
+
+    /// One person from their pose estimate: the pose smoothed (when `timestamp` is given), the mask, both hands and
+    /// the face, with `state` carried from the person's last frame.
+    private func person(_ image: MPImage, _ estimate: inout PoseEstimate, state: inout PersonState,
+                        timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HolisticPerson {
+        let tracking = timestamp != nil
+        let w = image.width, h = image.height
         if let timestamp {
             state.smoothing.apply(&estimate, imageWidth: w, imageHeight: h, timestampMilliseconds: timestamp)
-            state.poseRegion = HolisticRegions.poseRegion(estimate.auxiliary, imageWidth: w, imageHeight: h)
         }
-        result.poseLandmarks = estimate.landmarks
-        result.poseWorldLandmarks = estimate.world
+        var person = HolisticPerson(poseLandmarks: estimate.landmarks, poseWorldLandmarks: estimate.world)
         if let logits = estimate.mask {
-            result.poseSegmentationMask = maskClock.measure {
+            person.poseSegmentationMask = maskClock.measure {
                 let mask = logits.projected(threads: options.baseOptions.numThreads ?? 2)
                 guard tracking else { return mask }
                 let smoothed = state.previousMask.map { MaskSmoothing.blend(current: mask, previous: $0, ratio: Self.maskBlending) } ?? mask
@@ -112,55 +167,51 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
                 return smoothed
             }
         }
-
         // The hands, from the pose's wrists (TrackHolisticHand).
-        for side in [HolisticRegions.HandSide.left, .right] {
-            let found = try handLandmarks(image, pose: estimate, side: side, tracking: tracking)
-            if side.wrist == HolisticRegions.HandSide.left.wrist {
-                (result.leftHandLandmarks, result.leftHandWorldLandmarks) = found
-            } else {
-                (result.rightHandLandmarks, result.rightHandWorldLandmarks) = found
-            }
-        }
-
+        (person.leftHandLandmarks, person.leftHandWorldLandmarks) = try handLandmarks(image, pose: estimate, side: .left, state: &state)
+        (person.rightHandLandmarks, person.rightHandWorldLandmarks) = try handLandmarks(image, pose: estimate, side: .right, state: &state)
         // The face, from the pose's face landmarks (TrackHolisticFace).
-        result.faceLandmarks = try faceLandmarks(image, pose: estimate.landmarks, tracking: tracking)
-        if let blendshapes, !result.faceLandmarks.isEmpty {
-            result.faceBlendshapes = try blendshapes.scores(result.faceLandmarks, imageWidth: w, imageHeight: h)
+        person.faceLandmarks = try faceLandmarks(image, pose: estimate.landmarks, state: &state)
+        if let blendshapes, !person.faceLandmarks.isEmpty {
+            person.faceBlendshapes = try blendshapes.scores(person.faceLandmarks, imageWidth: w, imageHeight: h)
         }
-        return result
+        return person
     }
 
-    func faceLandmarks(_ image: MPImage, pose: [NormalizedLandmark], tracking: Bool) throws(VisionTaskError) -> [NormalizedLandmark] {
+    /// The face: the face detector inside the region the pose gives, and the region kept from the last frame's
+    /// landmarks while it moves little. `state` holds the last frame's face (empty in image mode).
+    func faceLandmarks(_ image: MPImage, pose: [NormalizedLandmark], state: inout PersonState) throws(VisionTaskError) -> [NormalizedLandmark] {
         let w = image.width, h = image.height
         let fromPose = HolisticRegions.faceFromPose(pose, imageWidth: w, imageHeight: h)
         // num_faces 1: the best detection.
         let detection = try face.detector.detect(image, region: fromPose, backProjection: .region).first
         let recrop = detection.map { HolisticRegions.faceFromDetection($0, imageWidth: w, imageHeight: h) }
-        let previous = tracking ? state.face : nil
+        let previous = state.face
         let region = HolisticRegions.faceTracking.region(
             previousLandmarks: previous, previousRegion: previous.map { HolisticRegions.faceFromLandmarks($0, imageWidth: w, imageHeight: h) },
             recrop: recrop, imageWidth: w, imageHeight: h)
         let landmarks = try region.flatMap { (rect) throws(VisionTaskError) in try face.landmarks(image, rect: rect) }?.landmarks ?? []
-        if tracking { state.face = landmarks.isEmpty ? nil : landmarks }
+        state.face = landmarks.isEmpty ? nil : landmarks
         return landmarks
     }
 
+    /// One hand: its region from the pose's wrist, index and pinky (when the wrist is visible), refined by the re-crop
+    /// model, kept from the last frame's landmarks while it moves little; world landmarks moved onto the pose's wrist.
     func handLandmarks(_ image: MPImage, pose: PoseEstimate, side: HolisticRegions.HandSide,
-                               tracking: Bool) throws(VisionTaskError) -> ([NormalizedLandmark], [Landmark]) {
+                       state: inout PersonState) throws(VisionTaskError) -> ([NormalizedLandmark], [Landmark]) {
         let w = image.width, h = image.height
         var recrop: NormalizedRect?
         if (pose.landmarks[side.wrist].visibilityValue ?? 0) > HolisticRegions.wristVisibility {
             let fromPose = HolisticRegions.handFromPose(pose.landmarks, side: side, imageWidth: w, imageHeight: h)
             recrop = try handRefinement.refine(image, region: fromPose)
         }
-        let previous = tracking ? state.hands[side.wrist] : nil
+        let previous = state.hands[side.wrist]
         let region = HolisticRegions.handTracking.region(
             previousLandmarks: previous,
             previousRegion: previous.map { HandLandmarksModel.nextRegion($0.map { SIMD3($0.x, $0.y, $0.z) }, image: image) },
             recrop: recrop, imageWidth: w, imageHeight: h)
         let found = try region.flatMap { (rect) throws(VisionTaskError) in try hand.landmarks(image, rect: rect) }
-        if tracking { state.hands[side.wrist] = found?.landmarks }
+        state.hands[side.wrist] = found?.landmarks
         guard let found else { return ([], []) }
         // AlignHandToPoseInWorldCalculator: the hand's wrist onto the pose's.
         let handWrist = found.world[0], poseWrist = pose.world[side.wrist]
@@ -196,19 +247,31 @@ final class HolisticLandmarkerPipeline: TaskPipeline {
 struct HolisticTrackingState {
     /// The orientation of the frames the state belongs to: a change drops it.
     var orientation = ImageOrientation.up
-    /// The pose's region from the last frame's smoothed auxiliary landmarks; nil: run the detector.
+    /// One person (MediaPipe's graph): the pose's region from the last frame's smoothed auxiliary landmarks; nil: run
+    /// the detector.
     var poseRegion: NormalizedRect?
+    var single = PersonState()
+    /// Several people (`numPeople` > 1): the tracked regions and each tracked person's state.
+    var tracker: RegionTracker
+    var people: [Int: PersonState] = [:]
+
+    init(numPeople: Int = 1) {
+        tracker = RegionTracker(maximumCount: numPeople, replacementOverlap: HolisticLandmarkerPipeline.peopleOverlap,
+                                association: .trackedFollowed)
+    }
+}
+
+/// One person's state from their last frame: the pose filters, the face's and hands' last landmarks (by the pose's
+/// wrist index) for RoiTrackingCalculator, the last smoothed mask (SegmentationSmoothingCalculator's previous mask).
+struct PersonState: Sendable {
     var smoothing = HolisticPoseSmoothing()
-    /// The last frame's face landmarks and hand landmarks (by the pose's wrist index), for RoiTrackingCalculator.
     var face: [NormalizedLandmark]?
     var hands: [Int: [NormalizedLandmark]] = [:]
-    /// The last smoothed mask (SegmentationSmoothingCalculator's previous mask).
     var previousMask: Mask?
 
-    /// A frame without a pose: the graph's later stages see nothing, so nothing of them carries over; the filters
-    /// whose calculators also take the image size reset, as in MediaPipe.
+    /// A frame without the pose: the face and hands are not carried over, the image filters reset; the mask stays
+    /// (its loopback ticks on masks only).
     mutating func poseLost() {
-        poseRegion = nil
         face = nil
         hands = [:]
         smoothing.noPose()

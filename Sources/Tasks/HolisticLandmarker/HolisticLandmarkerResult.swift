@@ -21,8 +21,11 @@ public struct HolisticLandmarkerResult: TaskResult, Sendable, Equatable {
     public var rightHandLandmarks: [NormalizedLandmark]
     public var rightHandWorldLandmarks: [Landmark]
     public var timestampInMilliseconds: Int
+    /// Every person found, the first being the one the fields above describe: at most one with MediaPipe's default
+    /// `numPeople` 1, up to `numPeople` otherwise (not a MediaPipe field).
+    public var people: [HolisticPerson]
 
-    /// MediaPipe's initializer.
+    /// MediaPipe's initializer: `people` is the one person the fields describe, or none when no pose is given.
     public init(faceLandmarks: [NormalizedLandmark], faceBlendshapes: Classifications?, poseLandmarks: [NormalizedLandmark],
                 poseWorldLandmarks: [Landmark], poseSegmentationMask: Mask?, leftHandLandmarks: [NormalizedLandmark],
                 leftHandWorldLandmarks: [Landmark], rightHandLandmarks: [NormalizedLandmark], rightHandWorldLandmarks: [Landmark],
@@ -37,12 +40,59 @@ public struct HolisticLandmarkerResult: TaskResult, Sendable, Equatable {
         self.rightHandLandmarks = rightHandLandmarks
         self.rightHandWorldLandmarks = rightHandWorldLandmarks
         self.timestampInMilliseconds = timestampInMilliseconds
+        people = []
+        if !poseLandmarks.isEmpty { people = [person] }
+    }
+
+    /// The people found; the fields are the first one's (all empty when there is none).
+    public init(people: [HolisticPerson], timestampInMilliseconds: Int) {
+        let first = people.first ?? HolisticPerson()
+        self.init(faceLandmarks: first.faceLandmarks, faceBlendshapes: first.faceBlendshapes, poseLandmarks: first.poseLandmarks,
+                  poseWorldLandmarks: first.poseWorldLandmarks, poseSegmentationMask: first.poseSegmentationMask,
+                  leftHandLandmarks: first.leftHandLandmarks, leftHandWorldLandmarks: first.leftHandWorldLandmarks,
+                  rightHandLandmarks: first.rightHandLandmarks, rightHandWorldLandmarks: first.rightHandWorldLandmarks,
+                  timestampInMilliseconds: timestampInMilliseconds)
+        self.people = people
+    }
+
+    /// The person the fields describe.
+    var person: HolisticPerson {
+        HolisticPerson(faceLandmarks: faceLandmarks, faceBlendshapes: faceBlendshapes, poseLandmarks: poseLandmarks,
+                       poseWorldLandmarks: poseWorldLandmarks, poseSegmentationMask: poseSegmentationMask,
+                       leftHandLandmarks: leftHandLandmarks, leftHandWorldLandmarks: leftHandWorldLandmarks,
+                       rightHandLandmarks: rightHandLandmarks, rightHandWorldLandmarks: rightHandWorldLandmarks)
     }
 
     /// Nothing found.
     static func empty(timestampInMilliseconds: Int) -> Self {
-        Self(faceLandmarks: [], faceBlendshapes: nil, poseLandmarks: [], poseWorldLandmarks: [], poseSegmentationMask: nil,
-             leftHandLandmarks: [], leftHandWorldLandmarks: [], rightHandLandmarks: [], rightHandWorldLandmarks: [],
-             timestampInMilliseconds: timestampInMilliseconds)
+        Self(people: [], timestampInMilliseconds: timestampInMilliseconds)
+    }
+}
+
+/// One person of a ``HolisticLandmarkerResult``: the fields MediaPipe's result has for its one person.
+public struct HolisticPerson: Sendable, Equatable {
+    public var faceLandmarks: [NormalizedLandmark]
+    public var faceBlendshapes: Classifications?
+    public var poseLandmarks: [NormalizedLandmark]
+    public var poseWorldLandmarks: [Landmark]
+    public var poseSegmentationMask: Mask?
+    public var leftHandLandmarks: [NormalizedLandmark]
+    public var leftHandWorldLandmarks: [Landmark]
+    public var rightHandLandmarks: [NormalizedLandmark]
+    public var rightHandWorldLandmarks: [Landmark]
+
+    public init(faceLandmarks: [NormalizedLandmark] = [], faceBlendshapes: Classifications? = nil, poseLandmarks: [NormalizedLandmark] = [],
+                poseWorldLandmarks: [Landmark] = [], poseSegmentationMask: Mask? = nil, leftHandLandmarks: [NormalizedLandmark] = [],
+                leftHandWorldLandmarks: [Landmark] = [], rightHandLandmarks: [NormalizedLandmark] = [],
+                rightHandWorldLandmarks: [Landmark] = []) {
+        self.faceLandmarks = faceLandmarks
+        self.faceBlendshapes = faceBlendshapes
+        self.poseLandmarks = poseLandmarks
+        self.poseWorldLandmarks = poseWorldLandmarks
+        self.poseSegmentationMask = poseSegmentationMask
+        self.leftHandLandmarks = leftHandLandmarks
+        self.leftHandWorldLandmarks = leftHandWorldLandmarks
+        self.rightHandLandmarks = rightHandLandmarks
+        self.rightHandWorldLandmarks = rightHandWorldLandmarks
     }
 }
