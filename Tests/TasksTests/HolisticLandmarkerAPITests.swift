@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasksImaging
+import VisionTasksModelFormat
 import VisionTasks
 import VisionTasksTestSupport
 import VisionTasksTooling
@@ -194,6 +195,77 @@ final class HolisticLandmarkerAPITests: XCTestCase {
             for (index, (a, b)) in zip(one, other).enumerated() {
                 XCTAssertTrue(a == b, "result \(index) differs between 1 and \(threads) threads")
             }
+        }
+    }
+
+    /// The holistic bundle's members, some left out or replaced, written as a new bundle.
+    private func bundle(without omitted: Set<String> = [], replacing replaced: [String: [UInt8]] = [:]) throws -> String {
+        let original = try TaskBundle(path: Repository.modelPath("holistic_landmarker.task"))
+        let members = try original.memberPaths.filter { !omitted.contains($0) }.map { name in
+            (name: name, bytes: try replaced[name] ?? original.member(name).bytes.bytes)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("holistic-\(getpid())-\(UUID().uuidString).task").path
+        try StoredZip.data(members).write(to: URL(fileURLWithPath: path))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        return path
+    }
+
+    /// Every member the graph needs is required (MediaPipe's graph asks for each, blendshapes only when asked for);
+    /// a member that is another model (the face detector where the hand re-crop model should be) or damaged bytes is
+    /// a typed error, never a trap.
+    func testMissingSwappedOrDamagedMembersAreTypedErrors() throws {
+        let original = try TaskBundle(path: Repository.modelPath("holistic_landmarker.task"))
+        for member in ["pose_detector.tflite", "pose_landmarks_detector.tflite", "face_detector.tflite",
+                       "face_landmarks_detector.tflite", "hand_landmarks_detector.tflite", "hand_roi_refinement.tflite"] {
+            let o = options()
+            o.baseOptions.modelAssetPath = try bundle(without: [member])
+            XCTAssertThrowsError(try HolisticLandmarker(options: o), member) { error in
+                guard case .wrongModel = error as? VisionTaskError else { return XCTFail("\(member) missing: \(error)") }
+            }
+        }
+        // Without the blendshape model: fine unless blendshapes are asked for.
+        let noBlendshapes = try bundle(without: ["face_blendshapes.tflite"])
+        let o = options()
+        o.baseOptions.modelAssetPath = noBlendshapes
+        XCTAssertEqual(try HolisticLandmarker(options: o).detect(image: image("pose4.jpg")).faceLandmarks.count, 478)
+        o.outputFaceBlendshapes = true
+        XCTAssertThrowsError(try HolisticLandmarker(options: o)) { error in
+            guard case .wrongModel = error as? VisionTaskError else { return XCTFail("\(error)") }
+        }
+        let faceDetector = try original.member("face_detector.tflite").bytes.bytes
+        for (member, bytes) in [("hand_roi_refinement.tflite", faceDetector), ("hand_landmarks_detector.tflite", faceDetector),
+                                ("pose_landmarks_detector.tflite", faceDetector), ("face_detector.tflite", Array(faceDetector.prefix(4000))),
+                                ("pose_detector.tflite", [UInt8](repeating: 0x5A, count: 64))] {
+            let o = options()
+            o.baseOptions.modelAssetPath = try bundle(replacing: [member: bytes])
+            XCTAssertThrowsError(try HolisticLandmarker(options: o), member) { error in
+                XCTAssertNotNil(error as? VisionTaskError, "\(member): untyped \(error)")
+            }
+        }
+    }
+
+    /// Video mode with the mask on over frames of changing sizes (where MediaPipe 1.2.3 fails the frame: its mask
+    /// smoothing needs equal sizes), at the extremes of the accepted timestamps: each frame's mask is its own size,
+    /// every number finite. Tiny and thin images answer without a trap.
+    func testChangingFrameSizesExtremeTimestampsAndTinyImages() throws {
+        let o = options(.video)
+        o.outputPoseSegmentationMasks = true
+        let landmarker = try HolisticLandmarker(options: o)
+        let accepted = VisionTaskError.acceptedTimestamps
+        let frames = try [image("pose1.jpg"), image("pose4.jpg"), image("pose1.jpg"), image("hand_standing.png")]
+        for (frame, timestamp) in zip(frames, [accepted.lowerBound, 0, 1, accepted.upperBound]) {
+            let result = try landmarker.detect(videoFrame: frame, timestampInMilliseconds: timestamp)
+            XCTAssertEqual(result.poseLandmarks.count, 33, "\(timestamp)")
+            let mask = try XCTUnwrap(result.poseSegmentationMask)
+            XCTAssertEqual([mask.width, mask.height], [frame.width, frame.height])
+            XCTAssertTrue(mask.float32Values.allSatisfy { $0.isFinite && $0 >= 0 && $0 <= 1 })
+            let points = result.poseLandmarks + result.faceLandmarks + result.leftHandLandmarks + result.rightHandLandmarks
+            XCTAssertTrue(points.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "\(timestamp)")
+        }
+        let still = try HolisticLandmarker(options: options())
+        for (width, height) in [(1, 1), (1, 300), (300, 1), (3, 2)] {
+            let tiny = try MPImage(pixels: [UInt8](repeating: 128, count: width * height * 3), width: width, height: height, format: .rgb8)
+            XCTAssertNoThrow(try still.detect(image: tiny), "\(width) × \(height)")
         }
     }
 }
