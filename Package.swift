@@ -165,8 +165,9 @@ let package = Package(
             dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS"],
             path: "Benchmarks/bench"),
 
-        // The guides' Swift snippets (../shared/seeds) with only the import changed, built in both language modes
-        // from the same files (the Swift 5 folder links to the Swift 6 one); SeedSnippetTests runs both.
+        // The guides' Swift snippets (../shared/seeds, and MediaPipe's published iOS guides of the later tasks) with only
+        // the import and the image's source changed, built in both language modes from the same files (the Swift 5
+        // folder links to the Swift 6 one); SeedSnippetTests runs both.
         .executableTarget(name: "seed-snippets", dependencies: ["VisionTasks"], path: "Examples/SeedSnippets"),
         .executableTarget(
             name: "seed-snippets-swift5", dependencies: ["VisionTasks"], path: "Examples/SeedSnippetsSwift5",

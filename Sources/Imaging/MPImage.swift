@@ -282,6 +282,22 @@ public struct MPImage: Sendable {
         return out
     }
 
+    /// The mean RGB of the 3 × 3 pixels around each point, read in place; nil for a point whose block is not wholly
+    /// inside the buffer. For the landmark tasks' identity colours (VisionTasks' IdentityTracker), in the buffer's
+    /// own pixel frame.
+    package func meanRGB3x3(at points: [(x: Int, y: Int)]) -> [SIMD3<Float>?] {
+        withPixelReader { reader in
+            points.map { point -> SIMD3<Float>? in
+                guard point.x >= 1, point.y >= 1, point.x < width - 1, point.y < height - 1 else { return nil }
+                var sum = SIMD3<Float>.zero
+                for dy in -1...1 {
+                    for dx in -1...1 { sum += SIMD3<Float>(reader.rgb(point.x + dx, point.y + dy)) }
+                }
+                return sum / 9
+            }
+        }
+    }
+
     /// Whether the decoded or wrapped pixels carry alpha.
     public var hasAlpha: Bool { format == .rgba8 || format == .bgra8 }
 }

@@ -46,6 +46,7 @@ public enum ReferenceJSON {
             "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
+        identities(result.identities, into: &out)
         out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
             let values = mask.float32Values
             let count = Double(max(values.count, 1))
@@ -57,7 +58,7 @@ public enum ReferenceJSON {
     }
 
     public static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
-        [
+        var out: [String: Any] = [
             "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
             // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
@@ -65,17 +66,27 @@ public enum ReferenceJSON {
                 (0..<m.rows).map { r in (0..<m.columns).map { c in Double(m.value(atRow: r, column: c)) } }
             },
         ]
+        identities(result.identities, into: &out)
+        return out
+    }
+
+    /// Our identities across frames (video and live stream), one per instance in the landmarks' order, under
+    /// `identities` — a key MediaPipe's schema does not have, so readers of its JSON are unaffected; absent in image
+    /// mode, where there are none.
+    static func identities(_ identities: [Int], into object: inout [String: Any]) {
+        if !identities.isEmpty { object["identities"] = identities }
     }
 
     /// `hand.json` / `gesture.json`: handedness, gestures (gesture recognizer only), landmarks and world landmarks.
     public static func hands(handedness: [[ResultCategory]], gestures: [[ResultCategory]]?, landmarks: [[NormalizedLandmark]],
-                             world: [[Landmark]]) -> [String: Any] {
+                             world: [[Landmark]], identities: [Int] = []) -> [String: Any] {
         var out: [String: Any] = [
             "handedness": handedness.map { $0.map(category) },
             "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
             "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
         ]
         if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
+        Self.identities(identities, into: &out)
         return out
     }
 
@@ -112,13 +123,13 @@ extension FaceLandmarkerResult: ReferenceJSONConvertible {
 
 extension HandLandmarkerResult: ReferenceJSONConvertible {
     public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks)
+        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks, identities: identities)
     }
 }
 
 extension GestureRecognizerResult: ReferenceJSONConvertible {
     public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks)
+        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks, identities: identities)
     }
 }
 

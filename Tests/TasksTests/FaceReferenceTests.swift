@@ -24,7 +24,7 @@ final class FaceReferenceTests: XCTestCase {
     }
 
     static func reference(_ name: String) throws -> Reference {
-        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.shared.appendingPathComponent("reference/\(name)")))
+        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.mediapipeReference(name)))
     }
 
     /// Differences of one face against the reference.

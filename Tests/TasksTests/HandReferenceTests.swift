@@ -12,7 +12,8 @@ import XCTest
 final class HandReferenceTests: XCTestCase {
     struct Reference: Decodable {
         struct Point: Decodable { let x: Float; let y: Float; let z: Float }
-        struct Score: Decodable { let index: Int; let score: Float; let categoryName: String; let displayName: String }
+        // MediaPipe 1.2.3 (the arm64 answers, tools/arm64) writes a gesture's empty display name as null, 0.10.14 as "".
+        struct Score: Decodable { let index: Int; let score: Float; let categoryName: String; let displayName: String? }
         struct Result: Decodable {
             let handedness: [[Score]]
             let gestures: [[Score]]?
@@ -25,7 +26,7 @@ final class HandReferenceTests: XCTestCase {
     }
 
     static func reference(_ name: String) throws -> Reference {
-        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.shared.appendingPathComponent("reference/\(name)")))
+        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.mediapipeReference(name)))
     }
 
     struct HandError: CustomStringConvertible {

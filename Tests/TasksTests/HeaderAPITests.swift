@@ -253,7 +253,7 @@ final class HeaderAPITests: XCTestCase {
 
     /// MediaPipe's result for `image` in a reference file.
     private func reference(_ file: String, image: String) throws -> Object {
-        let data = try Data(contentsOf: Repository.shared.appendingPathComponent("reference/\(file)"))
+        let data = try Data(contentsOf: Repository.mediapipeReference(file))
         let results = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? Object)?["results"] as? [Object])
         return try XCTUnwrap(results.first { $0["image"] as? String == image }?["result"] as? Object, "\(file): \(image)")
     }

@@ -19,7 +19,7 @@ final class ObjectCLITests: XCTestCase {
         ] {
             let json = FileManager.default.temporaryDirectory.appendingPathComponent("\(command)-cli-\(getpid()).json").path
             defer { try? FileManager.default.removeItem(atPath: json) }
-            let theirs = results(try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.shared.appendingPathComponent("reference/\(reference)"))))
+            let theirs = results(try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.mediapipeReference(reference))))
             let images = theirs.keys.sorted().map { Repository.shared.appendingPathComponent("images/\($0)").path }
             let outcome = try ChildProcess.run(binary, [command, Repository.modelPath(model)] + images + options + ["--json", json])
             XCTAssertEqual(outcome.status, 0, outcome.stderr)

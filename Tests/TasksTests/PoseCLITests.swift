@@ -24,7 +24,14 @@ final class PoseCLITests: XCTestCase {
         for entry in entries {
             let landmarks = try XCTUnwrap((entry["result"] as? [String: Any])?["landmarks"] as? [[Any]])
             XCTAssertEqual(landmarks.map(\.count), [33])
+            // Our identities beside MediaPipe's fields: the one person is 0 in every frame.
+            XCTAssertEqual((entry["result"] as? [String: Any])?["identities"] as? [Int], [0])
         }
+        // Image mode has none, and no key.
+        let photo = try ChildProcess.run(binary, ["pose", model, Repository.shared.appendingPathComponent("images/pose1.jpg").path,
+                                                  "--jsonl", "-", "--no-segmentation", "--quiet"])
+        XCTAssertEqual(photo.status, 0, photo.stderr)
+        XCTAssertNil(try lines(photo).first.flatMap { ($0["result"] as? [String: Any])?["identities"] })
     }
 
     /// Every frame fed through the live stream is answered by one line — a result or `"dropped": true` — in order,
@@ -39,6 +46,10 @@ final class PoseCLITests: XCTestCase {
         let results = entries.filter { $0["result"] != nil }.count
         XCTAssertEqual(results + dropped, 20)
         XCTAssertGreaterThan(results, 0)
+        // Identities in the live stream too: the one person is 0 in every answered frame, dropped frames between.
+        for entry in entries where entry["result"] != nil {
+            XCTAssertEqual((entry["result"] as? [String: Any])?["identities"] as? [Int], [0])
+        }
         XCTAssertTrue(outcome.stderr.contains("frames 20, results \(results), dropped \(dropped)"), outcome.stderr)
     }
 

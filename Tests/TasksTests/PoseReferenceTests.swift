@@ -22,7 +22,7 @@ final class PoseReferenceTests: XCTestCase {
     }
 
     static func reference(_ name: String) throws -> Reference {
-        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.shared.appendingPathComponent("reference/\(name)")))
+        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: Repository.mediapipeReference(name)))
     }
 
     /// Mean and max absolute differences of one pose against the reference, per quantity.

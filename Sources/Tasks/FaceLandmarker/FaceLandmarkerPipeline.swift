@@ -13,6 +13,8 @@ final class FaceLandmarkerPipeline: TaskPipeline {
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single face (numFaces 1), or one per tracked face (`.always`).
     private var smoothing: SmoothingState<LandmarksSmoother>
+    /// Identities across frames in video and live-stream modes (ours; read from the results, changing none).
+    private var identityTracker = IdentityTracker()
 
     // Constants of MediaPipe's face_detector_graph.cc and face_landmarks_detector_graph.cc.
     static let landmarkCount = 478
@@ -64,6 +66,7 @@ final class FaceLandmarkerPipeline: TaskPipeline {
 
     func resetVideoState() {
         (tracker, smoothing) = Self.videoState(options)
+        identityTracker.reset()
     }
 
     /// Blendshapes and geometry only when the options ask for them.
@@ -75,21 +78,24 @@ final class FaceLandmarkerPipeline: TaskPipeline {
     }
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
-        try resultStages.result(for: try landmarks(image, timestampMilliseconds: timestamp), imageWidth: image.width,
-                                imageHeight: image.height, timestampMilliseconds: timestamp ?? 0)
+        let (faces, identities) = try landmarks(image, timestampMilliseconds: timestamp)
+        return try resultStages.result(for: faces, identities: identities, imageWidth: image.width, imageHeight: image.height,
+                                       timestampMilliseconds: timestamp ?? 0)
     }
 
     /// The landmarks now; blendshapes and the matrix later, in live stream beside the next frame.
     func start(_ image: MPImage, timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> PipelineOutput<FaceLandmarkerResult> {
-        let faces = try landmarks(image, timestampMilliseconds: timestamp)
+        let (faces, identities) = try landmarks(image, timestampMilliseconds: timestamp)
         let stages = resultStages, width = image.width, height = image.height
         return .unfinished { () throws(VisionTaskError) in
-            try stages.result(for: faces, imageWidth: width, imageHeight: height, timestampMilliseconds: timestamp)
+            try stages.result(for: faces, identities: identities, imageWidth: width, imageHeight: height, timestampMilliseconds: timestamp)
         }
     }
 
-    /// The tracked (video, live stream) or detected faces' landmarks, smoothed where MediaPipe smooths them.
-    private func landmarks(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> [[NormalizedLandmark]] {
+    /// The tracked (video, live stream) or detected faces' landmarks, smoothed where MediaPipe smooths them, and
+    /// their identities (none in image mode).
+    private func landmarks(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError)
+        -> (faces: [[NormalizedLandmark]], identities: [Int]) {
         var faces = try tracker.frame(tracking: timestamp != nil) { () throws(VisionTaskError) in try detect(image) } estimate: {
             (rect) throws(VisionTaskError) in try landmarks(image, rect: rect)
         }
@@ -100,8 +106,13 @@ final class FaceLandmarkerPipeline: TaskPipeline {
                                                 timestampMilliseconds: timestamp)
                 return face
             } reset: { $0.resetCoordinates() }
+            // No colour for faces: skin tells faces apart less than position does, so they are followed by position.
+            let identities = identityTracker.identities(of: faces.map { face in
+                IdentityObservation(points: face.landmarks.map { SIMD2($0.x * Float(image.width), $0.y * Float(image.height)) })
+            }, timestampMilliseconds: timestamp)
+            return (faces.map(\.landmarks), identities)
         }
-        return faces.map(\.landmarks)
+        return (faces.map(\.landmarks), [])
     }
 
     /// Face regions from the detector, best first, at most `numFaces` (ClipDetectionVectorSizeCalculator).
@@ -166,7 +177,7 @@ final class FaceResultStages: Sendable {
         (blendshapes.withLock { $0?.runner.timings }, geometry != nil ? geometryClock.value : nil)
     }
 
-    func result(for faces: [[NormalizedLandmark]], imageWidth: Int, imageHeight: Int,
+    func result(for faces: [[NormalizedLandmark]], identities: [Int], imageWidth: Int, imageHeight: Int,
                 timestampMilliseconds timestamp: Int) throws(VisionTaskError) -> FaceLandmarkerResult {
         // Blendshapes and geometry see the smoothed landmarks (face_landmarks_detector_graph.cc and
         // face_landmarker_graph.cc take them after LandmarksSmoothingCalculator).
@@ -193,7 +204,9 @@ final class FaceResultStages: Sendable {
                 }
             }
         }
-        return FaceLandmarkerResult(faceLandmarks: faces, faceBlendshapes: scores, facialTransformationMatrixes: matrixes,
-                                    timestampInMilliseconds: timestamp)
+        var result = FaceLandmarkerResult(faceLandmarks: faces, faceBlendshapes: scores, facialTransformationMatrixes: matrixes,
+                                          timestampInMilliseconds: timestamp)
+        result.identities = identities
+        return result
     }
 }

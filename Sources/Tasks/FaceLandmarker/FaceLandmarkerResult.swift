@@ -8,6 +8,10 @@ public struct FaceLandmarkerResult: TaskResult, Sendable, Equatable {
     /// One 4 × 4 matrix per face, empty unless `outputFacialTransformationMatrixes` is set.
     public var facialTransformationMatrixes: [TransformMatrix]
     public var timestampInMilliseconds: Int
+    /// Ours, beside MediaPipe's fields: in video and live-stream modes, the identity of each face, in the order of
+    /// ``faceLandmarks`` — the same number while the same face is followed from frame to frame, never given to
+    /// another face (<doc:Identities>); empty in image mode. A parallel array, as the other per-face fields are.
+    public var identities: [Int] = []
 
     public init(faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications],
                 facialTransformationMatrixes: [TransformMatrix], timestampInMilliseconds: Int) {

@@ -41,7 +41,9 @@ final class GestureRecognizerPipeline: TaskPipeline {
             let gesture = try classifier.gesture(of: hand, imageWidth: image.width, imageHeight: image.height, rotation: rotation)
             gestures.append(gesture.map { [$0] } ?? [])
         }
-        return GestureRecognizerResult(gestures: gestures, handedness: found.map { [$0.handedness] }, landmarks: found.map(\.landmarks),
-                                       worldLandmarks: found.map(\.world), timestampInMilliseconds: timestamp ?? 0)
+        var result = GestureRecognizerResult(gestures: gestures, handedness: found.map { [$0.handedness] }, landmarks: found.map(\.landmarks),
+                                             worldLandmarks: found.map(\.world), timestampInMilliseconds: timestamp ?? 0)
+        result.identities = found.compactMap(\.identity)
+        return result
     }
 }

@@ -9,6 +9,10 @@ public struct GestureRecognizerResult: TaskResult, Sendable, Equatable {
     public var landmarks: [[NormalizedLandmark]]
     public var worldLandmarks: [[Landmark]]
     public var timestampInMilliseconds: Int
+    /// Ours, beside MediaPipe's fields: in video and live-stream modes, the identity of each hand, in the order of
+    /// ``landmarks`` — the same number while the same hand is followed from frame to frame, never given to another
+    /// hand (<doc:Identities>); empty in image mode. A parallel array, as ``handedness`` is.
+    public var identities: [Int] = []
 
     public init(gestures: [[Category]], handedness: [[Category]], landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
                 timestampInMilliseconds: Int) {

@@ -11,6 +11,8 @@ final class HandLandmarkerPipeline: TaskPipeline {
     private var tracker: RegionTracker
     /// Only with `.always`: MediaPipe smooths no hand.
     private var smoothing: SmoothingState<HandSmoothing>
+    /// Identities across frames in video and live-stream modes (ours; read from the results, changing none).
+    private var identityTracker = IdentityTracker()
 
     // Constants of MediaPipe's hand_detector_graph.cc and hand_landmarks_detector_graph.cc.
     static let suppressionThreshold: Float = 0.3
@@ -45,6 +47,7 @@ final class HandLandmarkerPipeline: TaskPipeline {
 
     func resetVideoState() {
         (tracker, smoothing) = Self.videoState(options)
+        identityTracker.reset()
     }
 
     var stageTimings: [NamedStageTimings] {
@@ -53,8 +56,10 @@ final class HandLandmarkerPipeline: TaskPipeline {
 
     func process(_ image: MPImage, timestampMilliseconds timestamp: Int?) throws(VisionTaskError) -> HandLandmarkerResult {
         let hands = try hands(image, timestampMilliseconds: timestamp)
-        return HandLandmarkerResult(handedness: hands.map { [$0.handedness] }, landmarks: hands.map(\.landmarks),
-                                    worldLandmarks: hands.map(\.world), timestampInMilliseconds: timestamp ?? 0)
+        var result = HandLandmarkerResult(handedness: hands.map { [$0.handedness] }, landmarks: hands.map(\.landmarks),
+                                          worldLandmarks: hands.map(\.world), timestampInMilliseconds: timestamp ?? 0)
+        result.identities = hands.compactMap(\.identity)
+        return result
     }
 
     /// The hands of one frame, tracked from the last in video and live-stream modes.
@@ -68,6 +73,11 @@ final class HandLandmarkerPipeline: TaskPipeline {
             smoothing.apply(&hands) {
                 $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
             } reset: { $0.reset() }
+            // No colour for hands: one person's two hands look alike, so hands are followed by position.
+            let identities = identityTracker.identities(of: hands.map { hand in
+                IdentityObservation(points: hand.landmarks.map { SIMD2($0.x * Float(image.width), $0.y * Float(image.height)) })
+            }, timestampMilliseconds: timestamp)
+            for i in hands.indices { hands[i].identity = identities[i] }
         }
         return hands
     }
@@ -97,4 +107,6 @@ struct HandEstimate: TrackedEstimate {
     var rect: NormalizedRect
     var nextRect: NormalizedRect
     var instance: Int
+    /// Its identity across frames (``IdentityTracker``); nil in image mode.
+    var identity: Int? = nil
 }

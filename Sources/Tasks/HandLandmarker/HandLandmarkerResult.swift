@@ -10,6 +10,10 @@ public struct HandLandmarkerResult: TaskResult, Sendable, Equatable {
     /// Metres, with the origin at the hand's approximate geometric centre.
     public var worldLandmarks: [[Landmark]]
     public var timestampInMilliseconds: Int
+    /// Ours, beside MediaPipe's fields: in video and live-stream modes, the identity of each hand, in the order of
+    /// ``landmarks`` — the same number while the same hand is followed from frame to frame, never given to another
+    /// hand (<doc:Identities>); empty in image mode. A parallel array, as ``handedness`` is.
+    public var identities: [Int] = []
 
     /// MediaPipe's initializer.
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[Category]], timestampInMilliseconds: Int) {

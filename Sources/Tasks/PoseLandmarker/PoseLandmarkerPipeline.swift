@@ -11,6 +11,8 @@ final class PoseLandmarkerPipeline: TaskPipeline {
     private var tracker: RegionTracker
     /// MediaPipe's smoothing of a single pose (numPoses 1), or one per tracked pose (`.always`).
     private var smoothing: SmoothingState<PoseSmoothing>
+    /// Identities across frames in video and live-stream modes (ours; read from the results, changing none).
+    private var identityTracker = IdentityTracker()
 
     // Constants of MediaPipe's pose_detector_graph.cc and pose_landmarks_detector_graph.cc.
     static let landmarkCount = 39
@@ -51,6 +53,7 @@ final class PoseLandmarkerPipeline: TaskPipeline {
 
     func resetVideoState() {
         (tracker, smoothing) = Self.videoState(options)
+        identityTracker.reset()
         trackedOrientation = .up
     }
 
@@ -84,11 +87,13 @@ final class PoseLandmarkerPipeline: TaskPipeline {
     /// The result; with `masks`, the segmentation masks projected (on up to `threads` threads) and timed.
     private static func result(_ poses: [PoseEstimate], timestampMilliseconds timestamp: Int,
                                masks: PostprocessingClock?, threads: Int) -> PoseLandmarkerResult {
-        PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
-                             segmentationMasks: masks.map { clock in
-                                 clock.measure { poses.compactMap { $0.mask?.projected(threads: threads) } }
-                             },
-                             timestampInMilliseconds: timestamp)
+        var result = PoseLandmarkerResult(landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.world),
+                                          segmentationMasks: masks.map { clock in
+                                              clock.measure { poses.compactMap { $0.mask?.projected(threads: threads) } }
+                                          },
+                                          timestampInMilliseconds: timestamp)
+        result.identities = poses.compactMap(\.identity)
+        return result
     }
 
     /// The orientation of the frame the tracked regions are in: they are the upright picture's, so a change of
@@ -135,6 +140,13 @@ final class PoseLandmarkerPipeline: TaskPipeline {
             smoothing.apply(&poses) {
                 $0.apply($1, imageWidth: image.width, imageHeight: image.height, timestampMilliseconds: timestamp)
             } reset: { $0.noPose() }
+            // After smoothing: the identities follow the landmarks the results give.
+            guard options.followsIdentities else { return poses }
+            let found = identityTracker.identities(of: poses.map { pose in
+                IdentityObservation(points: pose.landmarks.map { SIMD2($0.x * Float(image.width), $0.y * Float(image.height)) },
+                                    appearance: PoseAppearance.colour(of: pose.landmarks, in: image))
+            }, timestampMilliseconds: timestamp)
+            for i in poses.indices { poses[i].identity = found[i] }
         }
         return poses
     }
@@ -210,4 +222,6 @@ struct PoseEstimate: TrackedEstimate {
     /// The model's two alignment points (hips centre, above the head), projected: the holistic landmarker smooths
     /// them before it derives the next frame's region.
     var auxiliary: [SIMD3<Float>] = []
+    /// Its identity across frames (``IdentityTracker``); nil in image mode.
+    var identity: Int? = nil
 }

@@ -7,6 +7,11 @@ public struct PoseLandmarkerResult: TaskResult, Sendable, Equatable {
     /// in MediaPipe, an array, never nil).
     public var segmentationMasks: [Mask]
     public var timestampInMilliseconds: Int
+    /// Ours, beside MediaPipe's fields: in video and live-stream modes, the identity of each pose, in the order of
+    /// ``landmarks`` — the same number while the same person is followed from frame to frame, through crossings and
+    /// short occlusions, and never given to another person (<doc:Identities>); empty in image mode. A parallel
+    /// array rather than a field on each pose because MediaPipe's poses are bare landmark arrays, which we keep.
+    public var identities: [Int] = []
 
     /// MediaPipe's initializer: nil masks are none.
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], segmentationMasks: [Mask]?,

@@ -33,6 +33,32 @@ public enum Repository {
         return URL(fileURLWithPath: folder, relativeTo: root).appendingPathComponent(name)
     }
 
+    /// MediaPipe's answers, file `name` of ../shared/reference (MediaPipe 0.10.14 on x86-64). On arm64 the files the
+    /// arm64 tests hold us to are what MediaPipe answers on arm64 instead — its 1.2.3 aarch64 wheel under qemu, same
+    /// script, models, inputs and options, made by `tools/arm64 goldens` into `goldens("mediapipe-reference")` —
+    /// because XNNPACK's arm64 kernels round otherwise, and so MediaPipe itself answers otherwise there (the bird
+    /// photo's second class: 0.0703125 on arm64, 0.078125 on x86-64), and a clip's frames come from that machine's
+    /// ffmpeg. The other video files stay x86-64's (PlatformLibm picks them per libm).
+    public static func mediapipeReference(_ name: String) -> URL {
+        #if arch(arm64)
+        if arm64References.contains(name) { return goldens("mediapipe-reference").appendingPathComponent(name) }
+        #endif
+        return shared.appendingPathComponent("reference/\(name)")
+    }
+
+    /// The files of ../shared/reference that `tools/arm64 goldens` remakes on arm64.
+    public static let arm64References: Set<String> = [
+        "pose.json", "face.json", "hand.json", "gesture.json", "object.json", "classify.json", "object_video.json",
+    ]
+
+    /// The same file as MediaPipe 0.10.14 answers on x86-64, where `mediapipeReference(name)` is another version's
+    /// (1.2.3's, on arm64); nil where it is that file already. Where the versions differ on what is not arithmetic
+    /// (which of many classes tied at score 0 fill a top-5 list), either is MediaPipe's answer.
+    public static func otherMediapipeVersion(_ name: String) -> URL? {
+        let other = shared.appendingPathComponent("reference/\(name)")
+        return other == mediapipeReference(name) ? nil : other
+    }
+
     /// The inputs that once crashed harness `harness` of tools/fuzz (Tests/Fuzz/regressions/HARNESS), with their names.
     public static func fuzzRegressions(_ harness: String) throws -> [(name: String, bytes: [UInt8])] {
         let folder = root.appendingPathComponent("Tests/Fuzz/regressions/\(harness)")

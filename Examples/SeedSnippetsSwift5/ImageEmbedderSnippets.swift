@@ -1,0 +1,1 @@
+../SeedSnippets/ImageEmbedderSnippets.swift

@@ -1,0 +1,1 @@
+../SeedSnippets/ImageSegmenterSnippets.swift

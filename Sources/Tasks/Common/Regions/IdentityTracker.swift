@@ -1,0 +1,270 @@
+/// What the identity tracker sees of one instance (a pose, a face, a hand) in one frame.
+struct IdentityObservation: Sendable, Equatable {
+    /// The landmarks in pixels of the frame the task ran on, so that distances are the same across and down.
+    var points: [SIMD2<Float>]
+    /// The colour under the instance (a pose's torso: ``PoseAppearance``), each channel in 0...1; nil when the task
+    /// samples none or too little of it is in view.
+    var appearance: SIMD3<Float>?
+}
+
+/// Identities of landmark instances across the frames of a video or live stream: one tracker for poses, faces and
+/// hands (MediaPipe gives no identity: its results are per frame). It only reads what the task found — it never
+/// changes a landmark, a region or which instances are found, so results stay MediaPipe's and identities are extra.
+///
+/// The rule (the articles' "Identities across frames" states it for users):
+/// - **Kept from frame to frame**: an instance seen in the last frame continues when this frame's landmarks lie,
+///   on average, within ``followingDistance`` of its last ones moved on by its last motion (distances relative to
+///   its size: the larger side of its landmarks' box); its colour, where the task samples one, must not have
+///   changed by more than ``followingColourChange`` (a tracked region that slid onto someone else).
+/// - **Kept across a gap** (an occlusion, a missed detection): an instance unseen for up to ``memoryMilliseconds``
+///   takes its identity back when an unclaimed instance appears near where it was (its centre within
+///   ``returnDistance(afterMilliseconds:)`` of the last centre moved on by its last motion) and, where the task
+///   samples a colour, looks the same (within ``returningColourChange``). Instances seen in the last frame claim
+///   first, then those back from a gap; within each, the closest pairs first.
+/// - **Crossing behind another**: an instance of the last frame not found in this one, with an instance still seen
+///   within its own size of where it should be, is taken as hidden behind that one. From then on, while the one in
+///   view is followed, its centre is compared with where each of the two would be had both kept the motion they had
+///   when they met (carried on for up to ``hiddenPredictionMilliseconds``): when it is clearly where the hidden one
+///   would be (by ``swapMargin`` of its size, and within half its size) and not where it would be itself, the two
+///   identities swap — the one in view is the one that was hidden, which came through in front, and the other
+///   stays behind at the place where the two met, to return there. (Look-alike people cross without a colour to
+///   tell them apart, and the landmark model's region slides from the hidden one to the one in front.)
+/// - **Two answers for one instance**: MediaPipe's multi-instance graphs can track two regions onto one person
+///   (after a crossing). An instance whose landmarks lie within ``duplicateDistance`` of one already claimed this
+///   frame cannot take over another instance's identity: it gets a new one (kept while it stays a duplicate).
+/// - **Ended**: an instance unseen for longer than ``memoryMilliseconds`` ends; its identity is never given again
+///   in the stream. New identities count up from 0; a new stream (a reset of the task's video state, as the worker
+///   does between clips) starts again from 0, as a new task would — identities name instances within one stream.
+struct IdentityTracker: Sendable {
+    /// How long an unseen instance is remembered.
+    static let memoryMilliseconds = 5000
+    /// Mean landmark move, over the instance's size, past which an instance of the last frame does not continue.
+    static let followingDistance: Float = 0.2
+    /// Mean landmark distance, over the size, under which two instances of one frame are one (a duplicate).
+    static let duplicateDistance: Float = 0.1
+    /// Largest change of colour (Euclidean, channels in 0...1) an instance of the last frame continues with.
+    static let followingColourChange: Float = 0.5
+    /// Largest change of colour an instance back from a gap returns with.
+    static let returningColourChange: Float = 0.15
+    /// The centre distance, over the size, within which an instance returns after `gap` milliseconds unseen: half
+    /// its size at once, growing with the time it could have moved, at most one and a half.
+    static func returnDistance(afterMilliseconds gap: Int) -> Float {
+        min(0.5 + 1.2 * Float(gap) / 1000, 1.5)
+    }
+    /// The longest a last motion is carried on (a moving person stops; a prediction far ahead drifts).
+    static let predictionMilliseconds = 200
+    /// The longest the motions of two instances that met are carried on, to tell which came through.
+    static let hiddenPredictionMilliseconds = 2000
+    /// How much closer (over the size) to the hidden instance's path than to its own the one in view must be for
+    /// their identities to swap.
+    static let swapMargin: Float = 0.25
+
+    /// Where and how an instance moved at one moment, for predictions across an occlusion.
+    fileprivate struct Anchor: Sendable {
+        var points: [SIMD2<Float>]
+        var velocity: SIMD2<Float>
+        func centre(after milliseconds: Int) -> SIMD2<Float> {
+            IdentityTracker.centre(points) + velocity * Float(min(milliseconds, IdentityTracker.hiddenPredictionMilliseconds))
+        }
+    }
+
+    /// A track hidden behind another since `since`: both as they were then.
+    fileprivate struct Occlusion: Sendable {
+        var partner: Int
+        var since: Int
+        var own: Anchor
+        var other: Anchor
+    }
+
+    fileprivate struct Track: Sendable {
+        let identity: Int
+        var points: [SIMD2<Float>]
+        var appearance: SIMD3<Float>?
+        var timestamp: Int
+        /// The centre's move per millisecond over its last match.
+        var velocity = SIMD2<Float>.zero
+        /// Whether its last instance duplicated another one of the same frame.
+        var duplicate = false
+        /// Set while it is taken as hidden behind another track.
+        var hidden: Occlusion?
+
+        var size: Float { IdentityTracker.size(points) }
+        var centre: SIMD2<Float> { IdentityTracker.centre(points) }
+
+        func predicted(at time: Int) -> [SIMD2<Float>] {
+            let horizon = hidden == nil ? IdentityTracker.predictionMilliseconds : IdentityTracker.hiddenPredictionMilliseconds
+            let shift = velocity * Float(min(IdentityTracker.elapsed(from: timestamp, to: time), horizon))
+            return points.map { $0 + shift }
+        }
+    }
+
+    private var tracks: [Track] = []
+    private var nextIdentity = 0
+    private var lastTimestamp: Int?
+
+    /// Starts a new stream, as a new task would: no instance remembered, identities from 0 again.
+    mutating func reset() {
+        self = IdentityTracker()
+    }
+
+    /// The identity of each of this frame's instances, in their order; unique within the frame.
+    mutating func identities(of observations: [IdentityObservation], timestampMilliseconds time: Int) -> [Int] {
+        // Ended tracks first: an instance unseen for longer than the memory cannot come back, even on this frame.
+        tracks.removeAll { Self.elapsed(from: $0.timestamp, to: time) > Self.memoryMilliseconds }
+        var identities = [Int?](repeating: nil, count: observations.count)
+        var claimed = Set<Int>()
+        let previous = lastTimestamp
+        let before = Dictionary(tracks.map { ($0.identity, Anchor(points: $0.points, velocity: $0.velocity)) }, uniquingKeysWith: { a, _ in a })
+        // Instances of the last frame first, then those back from a gap.
+        for fresh in [true, false] {
+            var pairs: [(cost: Float, track: Int, observation: Int)] = []
+            for (t, track) in tracks.enumerated() where (track.timestamp == previous) == fresh {
+                let predicted = track.predicted(at: time)
+                let size = track.size
+                for (o, observation) in observations.enumerated() where identities[o] == nil {
+                    guard observation.points.count == track.points.count else { continue }
+                    let colourChange = Self.colourChange(track.appearance, observation.appearance)
+                    if fresh {
+                        let distance = Self.meanDistance(predicted, observation.points) / size
+                        guard distance <= Self.followingDistance, (colourChange ?? 0) <= Self.followingColourChange else { continue }
+                        pairs.append((distance, t, o))
+                    } else {
+                        let move = Self.centre(observation.points) - Self.centre(predicted)
+                        let distance = (move * move).sum().squareRoot() / size
+                        guard distance <= Self.returnDistance(afterMilliseconds: Self.elapsed(from: track.timestamp, to: time)) else { continue }
+                        // Where colours are sampled, a return needs one on both sides; without colours, position alone.
+                        if track.appearance != nil || observation.appearance != nil {
+                            guard let colourChange, colourChange <= Self.returningColourChange else { continue }
+                            pairs.append((colourChange, t, o))
+                        } else {
+                            pairs.append((distance, t, o))
+                        }
+                    }
+                }
+            }
+            // Ties in the order tracks and instances came: the outcome does not depend on the sort's stability.
+            pairs.sort { $0.cost != $1.cost ? $0.cost < $1.cost : ($0.track, $0.observation) < ($1.track, $1.observation) }
+            for pair in pairs where identities[pair.observation] == nil && !claimed.contains(pair.track) {
+                let observation = observations[pair.observation]
+                if !tracks[pair.track].duplicate, duplicatesClaimed(observation, identities: identities, observations: observations) { continue }
+                identities[pair.observation] = tracks[pair.track].identity
+                claimed.insert(pair.track)
+                tracks[pair.track].follow(observation, at: time, continuing: fresh)
+            }
+        }
+        if let previous { followHidden(&identities, observations: observations, before: before, previous: previous, time: time) }
+        let result = identities.enumerated().map { o, identity in
+            if let identity { return identity }
+            defer { nextIdentity += 1 }
+            tracks.append(Track(identity: nextIdentity, points: observations[o].points, appearance: observations[o].appearance,
+                                timestamp: time))
+            return nextIdentity
+        }
+        for t in tracks.indices where tracks[t].timestamp == time {
+            guard let o = result.firstIndex(of: tracks[t].identity) else { continue }
+            tracks[t].duplicate = observations.indices.contains { other in
+                other != o && Self.isDuplicate(observations[other], observations[o])
+            }
+        }
+        lastTimestamp = time
+        return result
+    }
+
+    /// Tracks just lost next to a claimed instance become hidden behind it; a hidden track whose partner's instance
+    /// moves as the hidden one was moving takes that instance over (the rule's "Crossing behind another").
+    private mutating func followHidden(_ identities: inout [Int?], observations: [IdentityObservation],
+                                       before: [Int: Anchor], previous: Int, time: Int) {
+        for t in tracks.indices where tracks[t].timestamp == previous {
+            let expected = Self.centre(tracks[t].predicted(at: time)), size = tracks[t].size
+            var nearest: (distance: Float, identity: Int)?
+            for (o, identity) in identities.enumerated() {
+                guard let identity, before[identity] != nil else { continue }
+                let move = Self.centre(observations[o].points) - expected
+                let distance = (move * move).sum().squareRoot() / size
+                if distance <= 1, distance < (nearest?.distance ?? .infinity) { nearest = (distance, identity) }
+            }
+            if let nearest, let other = before[nearest.identity] {
+                tracks[t].hidden = Occlusion(partner: nearest.identity, since: tracks[t].timestamp,
+                                             own: Anchor(points: tracks[t].points, velocity: tracks[t].velocity), other: other)
+            }
+        }
+        for t in tracks.indices where tracks[t].timestamp != time {
+            guard let hidden = tracks[t].hidden, let f = tracks.firstIndex(where: { $0.identity == hidden.partner }),
+                  tracks[f].timestamp == time, let o = identities.firstIndex(of: hidden.partner) else { continue }
+            let elapsed = Self.elapsed(from: hidden.since, to: time), centre = Self.centre(observations[o].points), size = Self.size(observations[o].points)
+            func offset(_ anchor: Anchor) -> Float {
+                let d = centre - anchor.centre(after: elapsed)
+                return (d * d).sum().squareRoot() / size
+            }
+            let asHidden = offset(hidden.own), asItself = offset(hidden.other)
+            guard asHidden < 0.5, asHidden + Self.swapMargin < asItself else { continue }
+            identities[o] = tracks[t].identity
+            let seen = tracks[f]
+            tracks[t].points = seen.points
+            tracks[t].velocity = seen.velocity
+            tracks[t].timestamp = time
+            tracks[t].duplicate = seen.duplicate
+            tracks[t].hidden = nil
+            tracks[f].points = hidden.other.points
+            tracks[f].velocity = hidden.other.velocity
+            tracks[f].timestamp = hidden.since
+            tracks[f].hidden = Occlusion(partner: tracks[t].identity, since: hidden.since, own: hidden.other, other: hidden.own)
+        }
+    }
+
+    private func duplicatesClaimed(_ observation: IdentityObservation, identities: [Int?], observations: [IdentityObservation]) -> Bool {
+        observations.indices.contains { identities[$0] != nil && Self.isDuplicate(observations[$0], observation) }
+    }
+
+    private static func isDuplicate(_ a: IdentityObservation, _ b: IdentityObservation) -> Bool {
+        a.points.count == b.points.count && meanDistance(a.points, b.points) / size(a.points) < duplicateDistance
+    }
+
+    /// Milliseconds from one timestamp to a later one, saturating: timestamps are the caller's, and only their order
+    /// is checked (Int.min then Int.max is in order, and its difference does not fit an Int).
+    static func elapsed(from start: Int, to end: Int) -> Int {
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? (end > start ? .max : .min) : difference
+    }
+
+    /// Mean over the landmarks of the mean of |Δx| and |Δy|.
+    static func meanDistance(_ a: [SIMD2<Float>], _ b: [SIMD2<Float>]) -> Float {
+        guard !a.isEmpty else { return .infinity }
+        var sum: Float = 0
+        for (p, q) in zip(a, b) { sum += (abs(p.x - q.x) + abs(p.y - q.y)) / 2 }
+        return sum / Float(a.count)
+    }
+
+    /// The larger side of the landmarks' box, at least one pixel.
+    static func size(_ points: [SIMD2<Float>]) -> Float {
+        guard let first = points.first else { return 1 }
+        var low = first, high = first
+        for p in points { low = pointwiseMin(low, p); high = pointwiseMax(high, p) }
+        return max(high.x - low.x, high.y - low.y, 1)
+    }
+
+    static func centre(_ points: [SIMD2<Float>]) -> SIMD2<Float> {
+        points.isEmpty ? .zero : points.reduce(.zero, +) / Float(points.count)
+    }
+
+    static func colourChange(_ a: SIMD3<Float>?, _ b: SIMD3<Float>?) -> Float? {
+        guard let a, let b else { return nil }
+        let d = a - b
+        return (d * d).sum().squareRoot()
+    }
+}
+
+private extension IdentityTracker.Track {
+    /// Moves the track to its instance of this frame; the motion is measured only from the last frame (across a gap
+    /// the track stood still at its last place), the colour averaged slowly (a ball or an arm passing in front).
+    mutating func follow(_ observation: IdentityObservation, at time: Int, continuing: Bool) {
+        let elapsed = IdentityTracker.elapsed(from: timestamp, to: time)
+        velocity = continuing && elapsed > 0 ? (IdentityTracker.centre(observation.points) - centre) / Float(elapsed) : .zero
+        points = observation.points
+        hidden = nil
+        if let colour = observation.appearance {
+            appearance = appearance.map { 0.9 * $0 + 0.1 * colour } ?? colour
+        }
+        timestamp = time
+    }
+}
