@@ -5,9 +5,16 @@ Tests/Fixtures/holistic_reference.json.zip (issue #46; 2.4 MB as text, kept defl
     .cache/mediapipe-1.2.3/bin/python tools/mediapipe_holistic_goldens.py [--shared ../shared] \
         [--out Tests/Fixtures/holistic_reference.json.zip] [--frames 60]
 
-About 2 minutes on two cores; deterministic (two runs give the same JSON).
+Deterministic (two runs give the same JSON).
 
-MediaPipe 1.2.3 only: 0.10.14 aborts the whole process when a hand is missing (its #5181), so it cannot be asked.
+MediaPipe 1.2.3 is the truth. MediaPipe 0.10.14 (.cache/mediapipe) is asked too, on the "image" photos: where the two
+releases differ, that difference is MediaPipe's own spread (the Developers' guide). 0.10.14's Python API aborts the
+whole process when a hand is missing (its #5181) and answers nothing at all when the face is missing, though its graph
+answers: so each photo runs in a process of its own (this script under 0.10.14 with `--release-worker PHOTO`), which
+reads the graph's output packets and builds the result with 0.10.14's own builder, absent parts empty (see
+release_worker). An image entry's "release" is {"mediapipeVersion": "0.10.14", "result", "emptyStreams"} or, should
+that process die, {"mediapipeVersion", "aborted": "signal N: its check failure"}. Both releases decode the shared
+photos alike (checked by digest) and find the same parts on every photo. About 3 minutes in all.
 Model: ../shared/models/holistic_landmarker.task (Models/ when tools/fetch-models put it there). Options: MediaPipe's
 defaults with outputFaceBlendshapes and outputPoseSegmentationMasks on, so every part of the result is on record.
 Inputs are rebuilt from ../shared as tools/mediapipe_task_common.py says (photos by create_from_file, EXIF-tagged
@@ -53,6 +60,7 @@ shortest decimal that reads back to the same float32.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -119,9 +127,61 @@ def to_json(r):
 
 
 def landmarker(model, mode):
+    # 0.10.14 names the mask option output_segmentation_mask, 1.x output_pose_segmentation_masks.
+    fields = vision.HolisticLandmarkerOptions.__dataclass_fields__
+    mask = "output_pose_segmentation_masks" if "output_pose_segmentation_masks" in fields else "output_segmentation_mask"
     return vision.HolisticLandmarker.create_from_options(vision.HolisticLandmarkerOptions(
         base_options=mpt.BaseOptions(model_asset_path=model), running_mode=mode,
-        output_face_blendshapes=True, output_pose_segmentation_masks=True))
+        output_face_blendshapes=True, **{mask: True}))
+
+
+def release_worker(model, path):
+    """Under 0.10.14: one photo, one landmarker; {"pixels", "result", "emptyStreams"} on stdout.
+
+    0.10.14's HolisticLandmarker.detect returns an all-empty result when the graph finds no face, and aborts the
+    process (packet.cc "The packet is empty") when it finds no hand: the graph answers, its Python result builder
+    does not. So this reads the graph's output packets as detect does and hands them to 0.10.14's own
+    _build_landmarker_result with each empty landmark packet replaced by an empty list (an absent part is an empty
+    list, as 1.2.3 answers) and an empty blendshape or mask packet left out; the streams that were empty are listed."""
+    from mediapipe.framework.formats import classification_pb2, landmark_pb2
+    from mediapipe.python import packet_creator
+    from mediapipe.tasks.python.vision import holistic_landmarker as hl
+
+    image = mp.Image.create_from_file(path)
+    lists = {hl._POSE_WORLD_LANDMARKS_STREAM_NAME: landmark_pb2.LandmarkList,
+             hl._LEFT_HAND_WORLD_LANDMARKS_STREAM_NAME: landmark_pb2.LandmarkList,
+             hl._RIGHT_HAND_WORLD_LANDMARKS_STREAM_NAME: landmark_pb2.LandmarkList}
+    for name in (hl._POSE_LANDMARKS_STREAM_NAME, hl._FACE_LANDMARKS_STREAM_NAME, hl._LEFT_HAND_LANDMARKS_STREAM_NAME,
+                 hl._RIGHT_HAND_LANDMARKS_STREAM_NAME):
+        lists[name] = landmark_pb2.NormalizedLandmarkList
+    with landmarker(model, vision.RunningMode.IMAGE) as lm:
+        packets = dict(lm._process_image_data({hl._IMAGE_IN_STREAM_NAME: packet_creator.create_image(image)}))
+        empty = sorted(name for name, packet in packets.items() if packet.is_empty())
+        for name in empty:
+            if name in lists:
+                packets[name] = packet_creator.create_proto(lists[name]())
+            else:
+                del packets[name]
+        result = to_json(hl._build_landmarker_result(packets))
+    assert classification_pb2  # the blendshapes' type, imported so the builder's MergeFrom finds it registered
+    out = {"mediapipeVersion": mp.__version__, "pixels": common.digest(image.numpy_view()), "result": result,
+           "emptyStreams": empty}
+    sys.stdout.write(json.dumps(out))
+
+
+def release_answer(model, path, pixels):
+    """0.10.14's answer on one photo, in a process of its own (it aborts when a hand is missing)."""
+    proc = subprocess.run([common.MP01014, os.path.abspath(__file__), "--release-worker", path, "--model", model],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        last = [line for line in lines if "Check failed" in line or "Error" in line][-1:] or lines[-1:] or [""]
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}"
+        return {"mediapipeVersion": "0.10.14", "aborted": f"{how}: {' '.join(last[0].split())[:300]}"}
+    answer = json.loads(proc.stdout)
+    if answer["pixels"] != pixels:
+        raise SystemExit(f"{path}: 0.10.14 decoded other pixels than 1.2.3")
+    return {"mediapipeVersion": answer["mediapipeVersion"], "result": answer["result"], "emptyStreams": answer["emptyStreams"]}
 
 
 def error(e):
@@ -204,7 +264,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(common.ROOT, "Tests", "Fixtures", "holistic_reference.json.zip"),
                     help="NAME.json.zip (deflated, tools/fixture_zip.py) or NAME.json")
     ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--release-worker", metavar="PHOTO", help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.release_worker:
+        release_worker(args.model, args.release_worker)
+        return
     shared = common.shared_dir(args.shared)
     model = common.model_path(MODEL, shared=shared)
     started = time.time()
@@ -223,8 +288,10 @@ def main():
             body["spread"] = image_spread(model, image, body["result"], seed=index)
         except Exception as e:  # noqa: BLE001 (MediaPipe's refusal is part of the record)
             body = {"error": error(e)}
+        body["release"] = release_answer(model, os.path.join(shared, "images", name), common.digest(image.numpy_view()))
         entry("image", "IMAGE", name, image, None, body)
-        common.log("image", name, "error" in body and body["error"] or "ok")
+        common.log("image", name, "error" in body and body["error"] or "ok",
+                   "0.10.14:", body["release"].get("aborted", "ok"))
 
     clip_frames = list(common.video_frames(os.path.join(shared, "videos", CLIP), args.frames))
 
