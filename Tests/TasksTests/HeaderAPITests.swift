@@ -183,6 +183,40 @@ final class HeaderAPITests: XCTestCase {
         }
     }
 
+    func testHolisticLandmarkerAsAppsUseIt() throws {
+        // pose4.jpg, every part present, against MediaPipe 1.2.3's answer (Tests/Fixtures/holistic_reference.json.zip,
+        // one landmarker per photo, blendshapes and the mask on) with the pose, face and hand reference tests' bounds.
+        let image = "pose4.jpg"
+        let data = try Repository.fixtureJSON("holistic_reference.json")
+        let entries = try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? Object)?["entries"] as? [Object])
+        let theirs = try XCTUnwrap(entries.first { $0["set"] as? String == "image" && $0["image"] as? String == image }?["result"] as? Object)
+        for (binary, output) in try run("holistic", image: image) {
+            let label = "\(binary) \(image)"
+            let ours = try XCTUnwrap(output["result"] as? Object, label)
+            try compareLandmarks(try landmarkLists([ours["poseLandmarks"] as Any]), try landmarkLists([theirs["poseLandmarks"] as Any]),
+                                 label: "\(label) pose", scores: true)
+            try compareWorld(try landmarkLists([ours["poseWorldLandmarks"] as Any]), try landmarkLists([theirs["poseWorldLandmarks"] as Any]),
+                             label: "\(label) pose world")
+            for part in ["faceLandmarks", "leftHandLandmarks", "rightHandLandmarks"] {
+                try compareLandmarks(try landmarkLists([ours[part] as Any]), try landmarkLists([theirs[part] as Any]), label: "\(label) \(part)",
+                                     scores: false)
+            }
+            for part in ["leftHandWorldLandmarks", "rightHandWorldLandmarks"] {
+                try compareWorld(try landmarkLists([ours[part] as Any]), try landmarkLists([theirs[part] as Any]), label: "\(label) \(part)")
+            }
+            try compareCategories([ours["faceBlendshapes"] as Any], [theirs["faceBlendshapes"] as Any], accuracy: 0.05, label: "\(label) blendshapes")
+            let mask = try XCTUnwrap(ours["segmentationMask"] as? Object, label), theirMask = try XCTUnwrap(theirs["segmentationMask"] as? Object)
+            XCTAssertEqual(mask["width"] as? Int, theirMask["width"] as? Int, label)
+            XCTAssertEqual(mask["height"] as? Int, theirMask["height"] as? Int, label)
+            XCTAssertEqual(try number(mask["mean"]), try number(theirMask["mean"]), accuracy: 0.01, "\(label) mask mean")
+            XCTAssertEqual(try number(mask["fractionAbove0.5"]), try number(theirMask["fractionAbove0.5"]), accuracy: 0.01, "\(label) mask fraction")
+            XCTAssertEqual(output["rebuiltEqual"] as? Bool, true, "\(label): the header's initializer round trip")
+            XCTAssertEqual(output["video"] as? [Int], [33, 33, 33], "\(label) video")
+            XCTAssertEqual(output["videoTimestamps"] as? [Int], [0, 33, 66], "\(label) video")
+            checkLiveStream(output, count: 33, label: label)
+        }
+    }
+
     // MARK: - Running the binaries
 
     /// Each binary's JSON for `task` on `image`.
@@ -194,7 +228,7 @@ final class HeaderAPITests: XCTestCase {
         // Bundle name → our Models/ file: MediaPipe's face detector sample bundles BlazeFace short range as
         // "blaze_face_short_range.tflite", the name MediaPipe's model store gives it.
         let bundled = ["pose_landmarker_lite.task", "face_landmarker.task", "hand_landmarker.task", "gesture_recognizer.task",
-                       "ssd_mobilenet_v1.tflite", "bird_classifier.tflite"].map { ($0, $0) }
+                       "ssd_mobilenet_v1.tflite", "bird_classifier.tflite", "holistic_landmarker.task"].map { ($0, $0) }
             + [("blaze_face_short_range.tflite", "face_detection_short_range.tflite")]
         for (name, model) in bundled {
             try FileManager.default.createSymbolicLink(

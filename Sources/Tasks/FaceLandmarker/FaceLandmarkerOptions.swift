@@ -9,6 +9,9 @@ public final class FaceLandmarkerOptions: TaskOptions, TaskOptionsValues {
         var outputFaceBlendshapes = false
         var outputFacialTransformationMatrixes = false
         var landmarkSmoothing: LandmarkSmoothing = .mediapipe
+        /// The face detector's non-maximum suppression (not an option of the face landmarker; the holistic
+        /// landmarker's `minFaceSuppressionThreshold`).
+        var detectorSuppressionThreshold = FaceLandmarkerPipeline.suppressionThreshold
     }
 
     var values = Values()

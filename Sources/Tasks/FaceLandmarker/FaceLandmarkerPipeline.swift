@@ -41,7 +41,7 @@ final class FaceLandmarkerPipeline: TaskPipeline {
             anchors: SSDAnchorOptions(inputWidth: 128, inputHeight: 128, minScale: 0.1484375, maxScale: 0.75,
                                       strides: [8, 16, 16, 16], aspectRatios: [1]),
             coordinateCount: 16, keypointCount: 6, minimumScore: options.minFaceDetectionConfidence,
-            suppressionThreshold: Self.suppressionThreshold)
+            suppressionThreshold: options.detectorSuppressionThreshold)
         landmarker = try LandmarkModel(bundle: bundle, member: "face_landmarks_detector.tflite", threads: threads, defaultRange: 0...1)
         let outputs = landmarker.runner.interpreter.outputs
         guard outputs.count >= 2, outputs[0].elementCount == Self.landmarkCount * 3, outputs[1].elementCount == 1 else {

@@ -8,6 +8,9 @@ public final class PoseLandmarkerOptions: TaskOptions, TaskOptionsValues {
         var minTrackingConfidence: Float = 0.5
         var outputSegmentationMasks = false
         var landmarkSmoothing: LandmarkSmoothing = .mediapipe
+        /// The pose detector's non-maximum suppression (not an option of the pose landmarker; the holistic
+        /// landmarker's `minPoseSuppressionThreshold`).
+        var detectorSuppressionThreshold = PoseLandmarkerPipeline.suppressionThreshold
         /// Whether video and live-stream results carry identities (``PoseLandmarkerResult/identities``). Not an
         /// option of the public API: the tests turn it off to show that identities change no landmark.
         var followsIdentities = true

@@ -32,7 +32,7 @@ final class PoseLandmarkerPipeline: TaskPipeline {
             anchors: SSDAnchorOptions(inputWidth: 224, inputHeight: 224, minScale: 0.1484375, maxScale: 0.75,
                                       strides: [8, 16, 32, 32, 32], aspectRatios: [1]),
             coordinateCount: 12, keypointCount: 4, minimumScore: options.minPoseDetectionConfidence,
-            suppressionThreshold: Self.suppressionThreshold)
+            suppressionThreshold: options.detectorSuppressionThreshold)
         landmarker = try LandmarkModel(bundle: bundle, member: "pose_landmarks_detector.tflite", threads: threads, defaultRange: 0...1)
         let outputs = landmarker.runner.interpreter.outputs
         guard outputs.count == 5, outputs[0].elementCount == Self.landmarkCount * 5, outputs[4].elementCount == Self.landmarkCount * 3 else {
@@ -205,7 +205,8 @@ final class PoseLandmarkerPipeline: TaskPipeline {
                                          height: shape.count == 4 ? shape[1] : 256, transform: transform,
                                          imageWidth: image.width, imageHeight: image.height)
         }
-        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, instance: 0)
+        return PoseEstimate(landmarks: landmarks, world: world, mask: mask, nextRect: nextRect, instance: 0,
+                            auxiliary: [auxiliary.0, auxiliary.1])
     }
 }
 
@@ -218,6 +219,9 @@ struct PoseEstimate: TrackedEstimate {
     var nextRect: NormalizedRect
     /// The tracked instance it belongs to (``TrackedRegion/instance``).
     var instance: Int
+    /// The model's two alignment points (hips centre, above the head), projected: the holistic landmarker smooths
+    /// them before it derives the next frame's region.
+    var auxiliary: [SIMD3<Float>] = []
     /// Its identity across frames (``IdentityTracker``); nil in image mode.
     var identity: Int? = nil
 }

@@ -42,9 +42,11 @@ final class SSDDetector {
     }
 
     /// Detections in normalized coordinates of the image (the buffer as stored), best first. The model sees the
-    /// whole image turned upright by its orientation (``NormalizedRect/whole(of:)``).
-    func detect(_ image: MPImage, backProjection: BackProjection) throws(VisionTaskError) -> [RawDetection] {
-        let whole = NormalizedRect.whole(of: image)
+    /// whole image turned upright by its orientation (``NormalizedRect/whole(of:)``), or `region` of it (MediaPipe's
+    /// detector graphs' optional `NORM_RECT` input: the holistic landmarker looks for the face where the pose put
+    /// it); detections in a region always come back through it (``BackProjection/region``).
+    func detect(_ image: MPImage, region: NormalizedRect? = nil, backProjection: BackProjection) throws(VisionTaskError) -> [RawDetection] {
+        let whole = region ?? NormalizedRect.whole(of: image)
         let transform = try input.run(image, region: whole.region(imageWidth: image.width, imageHeight: image.height),
                                       keepAspectRatio: true, border: .zero)
         let start = now()
@@ -52,7 +54,7 @@ final class SSDDetector {
         let kept = NonMaxSuppression.weighted(decoder.decode(boxes: try runner.output(0), scores: try runner.output(1)),
                                               threshold: suppressionThreshold)
         // A turned picture always goes through the region: letterbox removal alone would leave it turned.
-        if backProjection == .region || whole.rotation != 0 {
+        if backProjection == .region || whole.rotation != 0 || region != nil {
             let projection = DetectionProjection(region: transform.region, imageWidth: image.width, imageHeight: image.height)
             return kept.map(projection.detection)
         }

@@ -6,6 +6,7 @@ package enum TaskRegistry {
         ImageSegmenter.registration,
         InteractiveSegmenter.registration,
         ImageEmbedder.registration,
+        HolisticLandmarker.registration,
     ]
 
     package static func task(named name: String) -> TaskDescription? {

@@ -1,0 +1,1 @@
+../HeaderAPI/HolisticLandmarkerService.swift
