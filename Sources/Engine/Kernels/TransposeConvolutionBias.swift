@@ -142,7 +142,7 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
         if ononeLoops {
             // A build that compiled this module without optimization: its SIMD operations would be runtime calls.
             memory.parallel.forEach(batch * outputHeight, minimumPerThread: minimumRowsPerThread,
-                                    ScalarRows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
+                                    Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend, scalar: true))
             return
         }
         if tiles {
@@ -151,7 +151,7 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
             return
         }
         memory.parallel.forEach(batch * outputHeight, minimumPerThread: minimumRowsPerThread,
-                                Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend))
+                                Rows(kernel: self, source: memory.floats(input), destination: memory.floats(output), addend: addend, scalar: false))
     }
 
     /// The epilogue over `pixels` output pixels from pixel `first` on, just written.
@@ -163,25 +163,6 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
                        rows: pixels, rowStride: outputChannels, channels: 0..<outputChannels, ononeLoop: ononeLoops)
     }
 
-    private struct ScalarRows: ParallelLoop {
-        let kernel: TransposeConvolutionBiasKernel
-        let source: UnsafeMutablePointer<Float>
-        let destination: UnsafeMutablePointer<Float>
-        let addend: UnsafePointer<Float>?
-        func run(_ rows: Range<Int>) {
-            kernel.weights.withUnsafeBufferPointer { w in
-                kernel.bias.withUnsafeBufferPointer { b in
-                    for row in rows {
-                        kernel.scalarRow(row, source, destination, w.baseAddress!, b.baseAddress!)
-                        kernel.finish(row * kernel.outputWidth, pixels: kernel.outputWidth, destination, addend)
-                    }
-                }
-            }
-        }
-    }
-
-    /// ``row(_:_:_:_:_:)`` one output channel at a time in plain scalar arithmetic, the same sums in the same order
-    /// (multiply-adds fused where the vector loop's are: ``accumulate`` fuses where the target has FMA).
     private func scalarRow(_ row: Int, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                            _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
         let b = row / outputHeight, oy = row % outputHeight
@@ -233,16 +214,22 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
         }
     }
 
+    /// Output rows, each through `row` or, in a build without optimization, `scalarRow` (the same bits).
     private struct Rows: ParallelLoop {
         let kernel: TransposeConvolutionBiasKernel
         let source: UnsafeMutablePointer<Float>
         let destination: UnsafeMutablePointer<Float>
         let addend: UnsafePointer<Float>?
+        let scalar: Bool
         func run(_ rows: Range<Int>) {
             kernel.weights.withUnsafeBufferPointer { w in
                 kernel.bias.withUnsafeBufferPointer { b in
                     for row in rows {
-                        kernel.row(row, source, destination, w.baseAddress!, b.baseAddress!)
+                        if scalar {
+                            kernel.scalarRow(row, source, destination, w.baseAddress!, b.baseAddress!)
+                        } else {
+                            kernel.row(row, source, destination, w.baseAddress!, b.baseAddress!)
+                        }
                         kernel.finish(row * kernel.outputWidth, pixels: kernel.outputWidth, destination, addend)
                     }
                 }
