@@ -111,6 +111,8 @@ final class EndpointTests: XCTestCase {
                             cli: ["--min-suppression-threshold", "0.5"], query: "minSuppressionThreshold=0.5")
         try assertSameAsCLI(task: "image-embedder", model: "efficientnet_lite0_embedder.tflite", image: "coral_cat.png",
                             cli: ["--l2-normalize", "--quantize"], query: "l2Normalize=true&quantize=true")
+        try assertSameAsCLI(task: "holistic-landmarker", model: "holistic_landmarker.task", image: "pose1.jpg",
+                            cli: ["--min-hand-landmarks-confidence", "0.6"], query: "minHandLandmarksConfidence=0.6")
         let image = Paths.shared.appendingPathComponent("images/face_day13.jpg").path
         let refused = try server.post("/v1/face-detector?minDetectionConfidence=2", file: image, type: "image/jpeg")
         XCTAssertEqual(refused.status, 400, refused.text)
