@@ -80,13 +80,16 @@ final class IdentityClipTests: XCTestCase {
         var best: (person: Int, distance: Float)?
         for (k, person) in truth.people.enumerated() {
             guard let reference = person.landmarks?[frame], reference.count == pose.count, pose.count == 33 else { continue }
-            let ys = reference.map { $0[1] }
-            let height = max((ys.max() ?? 0) - (ys.min() ?? 0), 1)
-            let distances = zip(pose, reference).map { p, q in
-                ((p.x * Float(truth.width) - q[0]) * (p.x * Float(truth.width) - q[0])
-                    + (p.y * Float(truth.height) - q[1]) * (p.y * Float(truth.height) - q[1])).squareRoot() / height
+            let ys: [Float] = reference.map { $0[1] }
+            let height: Float = max((ys.max() ?? 0) - (ys.min() ?? 0), 1)
+            let width = Float(truth.width), frameHeight = Float(truth.height)
+            // Typed in steps: Swift 6.0 gives up type-checking the one-expression form.
+            let distances: [Float] = zip(pose, reference).map { (p: NormalizedLandmark, q: [Float]) -> Float in
+                let dx: Float = p.x * width - q[0], dy: Float = p.y * frameHeight - q[1]
+                return (dx * dx + dy * dy).squareRoot() / height
             }
-            let distance = max(distances[..<11].reduce(0, +) / 11, distances[11...].reduce(0, +) / 22)
+            let face: Float = distances[..<11].reduce(0, +) / 11, body: Float = distances[11...].reduce(0, +) / 22
+            let distance = max(face, body)
             if distance < 0.15, distance < (best?.distance ?? .infinity) { best = (k, distance) }
         }
         return best?.person

@@ -10,12 +10,12 @@ struct ElementwiseUnaryKernel: Kernel {
 
         @inline(__always) func callAsFunction(_ x: Float) -> Float {
             switch self {
-            case .relu: return Self.relu(x)
-            case .relu6: return Self.relu6(x)
-            case .reluMinus1To1: return Self.reluMinus1To1(x)
+            case .relu: return Self.reluValue(x)
+            case .relu6: return Self.relu6Value(x)
+            case .reluMinus1To1: return Self.reluMinus1To1Value(x)
             case .logistic: return Logistic.sigmoid(x)
             case .tanh: return tanhf(x)
-            case .hardSwish: return Self.hardSwish(x)
+            case .hardSwish: return Self.hardSwishValue(x)
             case .negate: return -x
             case .absolute: return abs(x)
             case .squareRoot: return x.squareRoot()
@@ -26,11 +26,12 @@ struct ElementwiseUnaryKernel: Kernel {
             }
         }
 
-        @inline(__always) static func relu(_ x: Float) -> Float { max(x, 0) }
-        @inline(__always) static func relu6(_ x: Float) -> Float { min(max(x, 0), 6) }
-        @inline(__always) static func reluMinus1To1(_ x: Float) -> Float { min(max(x, -1), 1) }
+        // "…Value": Swift 6.0 finds `Function.relu(x)` ambiguous between the case and a function of the same name.
+        @inline(__always) static func reluValue(_ x: Float) -> Float { max(x, 0) }
+        @inline(__always) static func relu6Value(_ x: Float) -> Float { min(max(x, 0), 6) }
+        @inline(__always) static func reluMinus1To1Value(_ x: Float) -> Float { min(max(x, -1), 1) }
         /// x · relu6(x + 3) / 6 (MobileNetV3).
-        @inline(__always) static func hardSwish(_ x: Float) -> Float { x * min(max(x + 3, 0), 6) / 6 }
+        @inline(__always) static func hardSwishValue(_ x: Float) -> Float { x * min(max(x + 3, 0), 6) / 6 }
     }
 
     let input: Int
@@ -54,10 +55,10 @@ struct ElementwiseUnaryKernel: Kernel {
         // loop for every function kept it scalar: the selfie segmenter's eleven HARD_SWISH took 1.4 ms of its 4.2 at
         // one thread, its LOGISTIC through libm's expf 0.3 ms.
         switch function {
-        case .relu: for i in 0..<count { y[i] = Function.relu(x[i]) }
-        case .relu6: for i in 0..<count { y[i] = Function.relu6(x[i]) }
-        case .reluMinus1To1: for i in 0..<count { y[i] = Function.reluMinus1To1(x[i]) }
-        case .hardSwish: for i in 0..<count { y[i] = Function.hardSwish(x[i]) }
+        case .relu: for i in 0..<count { y[i] = Function.reluValue(x[i]) }
+        case .relu6: for i in 0..<count { y[i] = Function.relu6Value(x[i]) }
+        case .reluMinus1To1: for i in 0..<count { y[i] = Function.reluMinus1To1Value(x[i]) }
+        case .hardSwish: for i in 0..<count { y[i] = Function.hardSwishValue(x[i]) }
         case .logistic: for i in 0..<count { y[i] = Logistic.sigmoid(x[i]) }
         case .square: for i in 0..<count { y[i] = x[i] * x[i] }
         default:
