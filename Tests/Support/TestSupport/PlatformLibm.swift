@@ -37,16 +37,27 @@ public enum PlatformLibm {
             : "atan2f not correctly rounded (glibc 2.36's): ../shared/reference"
     }
 
-    /// MediaPipe's video-mode result file `name` (a file of `../shared/reference`) as MediaPipe answers on this libm.
+    /// MediaPipe's video-mode result file `name` (a file of `../shared/reference`) as MediaPipe answers on this libm;
+    /// on arm64, as MediaPipe answers there (Repository.mediapipeReference: its arm64 kernels round otherwise too).
     public static func videoReference(_ name: String) -> URL {
-        atan2fIsCorrectlyRounded ? Repository.fixtures.appendingPathComponent("libm-correctly-rounded/\(name)")
-            : Repository.shared.appendingPathComponent("reference/\(name)")
+        #if arch(arm64)
+        if Repository.arm64References.contains(name) { return Repository.mediapipeReference(name) }
+        #endif
+        return x86VideoReference(name, correctlyRounded: atan2fIsCorrectlyRounded)
     }
 
-    /// The same result file as MediaPipe answers on the other libm: MediaPipe against itself under last-bit changes.
+    /// The same result file as MediaPipe answers elsewhere: MediaPipe against itself under last-bit changes — on
+    /// x86-64 the other libm; on arm64, MediaPipe on x86-64 with this libm.
     public static func otherVideoReference(_ name: String) -> URL {
-        atan2fIsCorrectlyRounded ? Repository.shared.appendingPathComponent("reference/\(name)")
-            : Repository.fixtures.appendingPathComponent("libm-correctly-rounded/\(name)")
+        #if arch(arm64)
+        if Repository.arm64References.contains(name) { return x86VideoReference(name, correctlyRounded: atan2fIsCorrectlyRounded) }
+        #endif
+        return x86VideoReference(name, correctlyRounded: !atan2fIsCorrectlyRounded)
+    }
+
+    private static func x86VideoReference(_ name: String, correctlyRounded: Bool) -> URL {
+        correctlyRounded ? Repository.fixtures.appendingPathComponent("libm-correctly-rounded/\(name)")
+            : Repository.shared.appendingPathComponent("reference/\(name)")
     }
 
     /// MediaPipe's one-pixel tracking spread file `name` (a file of `Tests/Fixtures`) on this libm.

@@ -38,7 +38,8 @@ public enum Repository {
     /// script, models, inputs and options, made by `tools/arm64 goldens` into `goldens("mediapipe-reference")` —
     /// because XNNPACK's arm64 kernels round otherwise, and so MediaPipe itself answers otherwise there (the bird
     /// photo's second class: 0.0703125 on arm64, 0.078125 on x86-64), and a clip's frames come from that machine's
-    /// ffmpeg. The other video files stay x86-64's (PlatformLibm picks them per libm).
+    /// ffmpeg. That holds for the clips' video-mode files too (`tools/arm64 goldens --all`), whose tracking loops
+    /// follow the platform's arithmetic frame after frame (PlatformLibm.videoReference takes them on arm64).
     public static func mediapipeReference(_ name: String) -> URL {
         #if arch(arm64)
         if arm64References.contains(name) { return goldens("mediapipe-reference").appendingPathComponent(name) }
@@ -49,6 +50,8 @@ public enum Repository {
     /// The files of ../shared/reference that `tools/arm64 goldens` remakes on arm64.
     public static let arm64References: Set<String> = [
         "pose.json", "face.json", "hand.json", "gesture.json", "object.json", "classify.json", "object_video.json",
+        "pose_video.json", "pose_video_single.json", "face_video.json", "face_video_single.json", "gesture_video.json",
+        "gesture_video_single.json",
     ]
 
     /// The same file as MediaPipe 0.10.14 answers on x86-64, where `mediapipeReference(name)` is another version's
