@@ -32,4 +32,7 @@ done
 # The yardsticks: MediaPipe against itself under one-pixel nudges, on the same libm.
 run tools/mediapipe_gesture_tracking_spread.py "$shared" >"$out/gesture_tracking_spread.json"
 run tools/mediapipe_tracking_spread.py "$shared" >"$out/pose_tracking_spread.json"
+# And MediaPipe 1.2.3 against 0.10.14's answers above (the releases' own spread), on the same libm.
+LD_PRELOAD="$work/libm-cr.so" .cache/mediapipe-1.2.3/bin/python tools/mediapipe_tracking_spread.py "$shared" \
+    --against "$out/pose_video_single.json" >"$out/pose_tracking_spread_1.2.3.json" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
 ls -l "$out"
