@@ -22,6 +22,31 @@ final class HolisticLandmarkerAPITests: XCTestCase {
 
     /// MediaPipe 1.x's defaults (MPPHolisticLandmarkerOptions.h: suppression 0.3, the others 0.5, both outputs off),
     /// and 0.10's names setting the same values.
+    /// MediaPipe's fields are the first person's, read and written through `people`: a changed field and `people`
+    /// cannot disagree, and setting a field of an empty result makes its person the first.
+    func testFieldsAreTheFirstPersons() {
+        let point = NormalizedLandmark(x: 0.25, y: 0.5, z: 0)
+        var result = HolisticLandmarkerResult(people: [], timestampInMilliseconds: 7)
+        XCTAssertEqual(result.poseLandmarks, [])
+        XCTAssertNil(result.faceBlendshapes)
+        result.leftHandLandmarks = [point]
+        XCTAssertEqual(result.people, [HolisticPerson(leftHandLandmarks: [point])])
+        let second = HolisticPerson(poseLandmarks: [point, point])
+        result.people.append(second)
+        result.poseLandmarks = [point]
+        XCTAssertEqual(result.people, [HolisticPerson(poseLandmarks: [point], leftHandLandmarks: [point]), second])
+        // MediaPipe's initializer: nobody when every field is empty, else the one person its fields describe.
+        let none = HolisticLandmarkerResult(faceLandmarks: [], faceBlendshapes: nil, poseLandmarks: [], poseWorldLandmarks: [],
+                                            poseSegmentationMask: nil, leftHandLandmarks: [], leftHandWorldLandmarks: [],
+                                            rightHandLandmarks: [], rightHandWorldLandmarks: [], timestampInMilliseconds: 0)
+        XCTAssertEqual(none.people, [])
+        let face = HolisticLandmarkerResult(faceLandmarks: [point], faceBlendshapes: nil, poseLandmarks: [], poseWorldLandmarks: [],
+                                            poseSegmentationMask: nil, leftHandLandmarks: [], leftHandWorldLandmarks: [],
+                                            rightHandLandmarks: [], rightHandWorldLandmarks: [], timestampInMilliseconds: 0)
+        XCTAssertEqual(face.people, [HolisticPerson(faceLandmarks: [point])])
+        XCTAssertEqual(face.faceLandmarks, [point])
+    }
+
     func testDefaultsAndBothReleasesNames() {
         let o = HolisticLandmarkerOptions()
         XCTAssertEqual([o.minFaceDetectionConfidence, o.minFaceSuppressionThreshold, o.minFacePresenceConfidence,

@@ -45,7 +45,7 @@ extension HolisticLandmarker {
 /// The JSON, summary and marks of a holistic result.
 enum HolisticAnswer {
     static func answer(_ result: HolisticLandmarkerResult) -> TaskAnswer {
-        var json = fields(result.person)
+        var json = fields(result.people.first ?? HolisticPerson())
         if result.people.count > 1 { json["people"] = result.people.map(fields) }
         let parts = [("pose", result.poseLandmarks.isEmpty), ("face", result.faceLandmarks.isEmpty),
                      ("left hand", result.leftHandLandmarks.isEmpty), ("right hand", result.rightHandLandmarks.isEmpty)]

@@ -3,64 +3,79 @@
 /// segmentation mask. A part that was not found is an empty list (nil for blendshapes and the mask), as MediaPipe
 /// gives it; "left" and "right" are the person's own (MediaPipe's pose landmarks 15, 17, 19 and 16, 18, 20).
 public struct HolisticLandmarkerResult: TaskResult, Sendable, Equatable {
+    /// Every person found (not a MediaPipe field): at most one with MediaPipe's default `numPeople` 1, up to
+    /// `numPeople` otherwise. MediaPipe's fields below are the first person's, read and written through it — one
+    /// copy of each landmark list, so a changed field and `people` never disagree. Setting a field of a result with
+    /// nobody in it makes that field's person the first.
+    public var people: [HolisticPerson]
+    public var timestampInMilliseconds: Int
+
     /// 478 landmarks (the face mesh and both irises), or none.
-    public var faceLandmarks: [NormalizedLandmark]
+    public var faceLandmarks: [NormalizedLandmark] {
+        get { people.first?.faceLandmarks ?? HolisticPerson().faceLandmarks }
+        set { updateFirstPerson { $0.faceLandmarks = newValue } }
+    }
     /// 52 scores in the model's order, when `outputFaceBlendshapes` is set and a face was found.
-    public var faceBlendshapes: Classifications?
+    public var faceBlendshapes: Classifications? {
+        get { people.first?.faceBlendshapes ?? HolisticPerson().faceBlendshapes }
+        set { updateFirstPerson { $0.faceBlendshapes = newValue } }
+    }
     /// 33 landmarks with visibility and presence, or none.
-    public var poseLandmarks: [NormalizedLandmark]
+    public var poseLandmarks: [NormalizedLandmark] {
+        get { people.first?.poseLandmarks ?? HolisticPerson().poseLandmarks }
+        set { updateFirstPerson { $0.poseLandmarks = newValue } }
+    }
     /// Metres, with the origin between the hips.
-    public var poseWorldLandmarks: [Landmark]
+    public var poseWorldLandmarks: [Landmark] {
+        get { people.first?.poseWorldLandmarks ?? HolisticPerson().poseWorldLandmarks }
+        set { updateFirstPerson { $0.poseWorldLandmarks = newValue } }
+    }
     /// The person's probability per pixel, the size of the image, when `outputPoseSegmentationMasks` is set and a pose
     /// was found.
-    public var poseSegmentationMask: Mask?
+    public var poseSegmentationMask: Mask? {
+        get { people.first?.poseSegmentationMask ?? HolisticPerson().poseSegmentationMask }
+        set { updateFirstPerson { $0.poseSegmentationMask = newValue } }
+    }
     /// 21 landmarks, or none.
-    public var leftHandLandmarks: [NormalizedLandmark]
+    public var leftHandLandmarks: [NormalizedLandmark] {
+        get { people.first?.leftHandLandmarks ?? HolisticPerson().leftHandLandmarks }
+        set { updateFirstPerson { $0.leftHandLandmarks = newValue } }
+    }
     /// Metres, in the pose's world frame: the hand's wrist is moved onto the pose's.
-    public var leftHandWorldLandmarks: [Landmark]
-    public var rightHandLandmarks: [NormalizedLandmark]
-    public var rightHandWorldLandmarks: [Landmark]
-    public var timestampInMilliseconds: Int
-    /// Every person found, the first being the one the fields above describe: at most one with MediaPipe's default
-    /// `numPeople` 1, up to `numPeople` otherwise (not a MediaPipe field).
-    public var people: [HolisticPerson]
+    public var leftHandWorldLandmarks: [Landmark] {
+        get { people.first?.leftHandWorldLandmarks ?? HolisticPerson().leftHandWorldLandmarks }
+        set { updateFirstPerson { $0.leftHandWorldLandmarks = newValue } }
+    }
+    public var rightHandLandmarks: [NormalizedLandmark] {
+        get { people.first?.rightHandLandmarks ?? HolisticPerson().rightHandLandmarks }
+        set { updateFirstPerson { $0.rightHandLandmarks = newValue } }
+    }
+    public var rightHandWorldLandmarks: [Landmark] {
+        get { people.first?.rightHandWorldLandmarks ?? HolisticPerson().rightHandWorldLandmarks }
+        set { updateFirstPerson { $0.rightHandWorldLandmarks = newValue } }
+    }
 
-    /// MediaPipe's initializer: `people` is the one person the fields describe, or none when no pose is given.
+    /// MediaPipe's initializer: `people` is the one person the fields describe, or none when every field is empty.
     public init(faceLandmarks: [NormalizedLandmark], faceBlendshapes: Classifications?, poseLandmarks: [NormalizedLandmark],
                 poseWorldLandmarks: [Landmark], poseSegmentationMask: Mask?, leftHandLandmarks: [NormalizedLandmark],
                 leftHandWorldLandmarks: [Landmark], rightHandLandmarks: [NormalizedLandmark], rightHandWorldLandmarks: [Landmark],
                 timestampInMilliseconds: Int) {
-        self.faceLandmarks = faceLandmarks
-        self.faceBlendshapes = faceBlendshapes
-        self.poseLandmarks = poseLandmarks
-        self.poseWorldLandmarks = poseWorldLandmarks
-        self.poseSegmentationMask = poseSegmentationMask
-        self.leftHandLandmarks = leftHandLandmarks
-        self.leftHandWorldLandmarks = leftHandWorldLandmarks
-        self.rightHandLandmarks = rightHandLandmarks
-        self.rightHandWorldLandmarks = rightHandWorldLandmarks
-        self.timestampInMilliseconds = timestampInMilliseconds
-        people = []
-        if !poseLandmarks.isEmpty { people = [person] }
+        let person = HolisticPerson(faceLandmarks: faceLandmarks, faceBlendshapes: faceBlendshapes, poseLandmarks: poseLandmarks,
+                                    poseWorldLandmarks: poseWorldLandmarks, poseSegmentationMask: poseSegmentationMask,
+                                    leftHandLandmarks: leftHandLandmarks, leftHandWorldLandmarks: leftHandWorldLandmarks,
+                                    rightHandLandmarks: rightHandLandmarks, rightHandWorldLandmarks: rightHandWorldLandmarks)
+        self.init(people: person == HolisticPerson() ? [] : [person], timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// The people found; the fields are the first one's (all empty when there is none).
     public init(people: [HolisticPerson], timestampInMilliseconds: Int) {
-        let first = people.first ?? HolisticPerson()
-        self.init(faceLandmarks: first.faceLandmarks, faceBlendshapes: first.faceBlendshapes, poseLandmarks: first.poseLandmarks,
-                  poseWorldLandmarks: first.poseWorldLandmarks, poseSegmentationMask: first.poseSegmentationMask,
-                  leftHandLandmarks: first.leftHandLandmarks, leftHandWorldLandmarks: first.leftHandWorldLandmarks,
-                  rightHandLandmarks: first.rightHandLandmarks, rightHandWorldLandmarks: first.rightHandWorldLandmarks,
-                  timestampInMilliseconds: timestampInMilliseconds)
         self.people = people
+        self.timestampInMilliseconds = timestampInMilliseconds
     }
 
-    /// The person the fields describe.
-    var person: HolisticPerson {
-        HolisticPerson(faceLandmarks: faceLandmarks, faceBlendshapes: faceBlendshapes, poseLandmarks: poseLandmarks,
-                       poseWorldLandmarks: poseWorldLandmarks, poseSegmentationMask: poseSegmentationMask,
-                       leftHandLandmarks: leftHandLandmarks, leftHandWorldLandmarks: leftHandWorldLandmarks,
-                       rightHandLandmarks: rightHandLandmarks, rightHandWorldLandmarks: rightHandWorldLandmarks)
+    private mutating func updateFirstPerson(_ change: (inout HolisticPerson) -> Void) {
+        if people.isEmpty { people = [HolisticPerson()] }
+        change(&people[0])
     }
 
     /// Nothing found.
