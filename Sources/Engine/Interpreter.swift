@@ -191,6 +191,15 @@ public final class Interpreter {
         return Array(UnsafeBufferPointer(start: addresses[tensor].assumingMemoryBound(to: Float.self), count: plan.graph.elementCount(tensor)))
     }
 
+    /// Output `index`'s floats in place, for `body`'s time only (float32 outputs only).
+    package func withOutputFloats<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) -> R) throws(EngineError) -> R {
+        let tensor = try outputTensor(index)
+        guard plan.graph.types[tensor] == .float32 else {
+            throw .invalidArgument("output \(index) is \(plan.graph.types[tensor].name), not float32")
+        }
+        return body(UnsafeBufferPointer(start: addresses[tensor].assumingMemoryBound(to: Float.self), count: plan.graph.elementCount(tensor)))
+    }
+
     /// The current bytes of any tensor: a constant (folded or not) or an activation. For tests and tools.
     package func tensorBytes(_ tensor: Int) -> [UInt8] {
         Array(UnsafeRawBufferPointer(start: addresses[tensor], count: plan.graph.byteCount(tensor)))

@@ -264,7 +264,20 @@ public struct MPImage: Sendable {
 
     /// The image as tightly packed RGBA8 (a copy); opaque formats get alpha 255.
     public func rgbaPixels() -> [UInt8] {
-        var out = [UInt8](repeating: 255, count: width * height * 4)
+        var out: [UInt8] = []
+        rgbaPixels(into: &out)
+        return out
+    }
+
+    /// ``rgbaPixels()`` into `out`, whose memory is reused when it is large enough: a task that converts every frame
+    /// keeps one buffer instead of touching a fresh megabyte each time (a page fault per 4 KiB of it).
+    package func rgbaPixels(into out: inout [UInt8]) {
+        let count = width * height * 4
+        if out.count != count {
+            out.removeAll(keepingCapacity: true)
+            out.append(contentsOf: repeatElement(255, count: count))
+        }
+        let hasAlpha = hasAlpha
         out.withUnsafeMutableBufferPointer { out in
             withPixelReader { reader in
                 var at = 0
@@ -273,13 +286,12 @@ public struct MPImage: Sendable {
                     for x in 0..<width {
                         let value = reader.rgb(x, y)
                         out[at] = value.x; out[at + 1] = value.y; out[at + 2] = value.z
-                        if format == .rgba8 || format == .bgra8 { out[at + 3] = row[4 * x + 3] }
+                        out[at + 3] = hasAlpha ? row[4 * x + 3] : 255
                         at += 4
                     }
                 }
             }
         }
-        return out
     }
 
     /// The mean RGB of the 3 × 3 pixels around each point, read in place; nil for a point whose block is not wholly

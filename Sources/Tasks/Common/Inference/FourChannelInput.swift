@@ -10,12 +10,19 @@ import Foundation
 enum FourChannelInput {
     /// Stretches `rgba` (`width × height`, four bytes a pixel) to the tensor's size and writes it as floats:
     /// `byte × (range.upper − range.lower) / 255 + range.lower` (TensorConverterCalculator's `NormalizeUInt8Image`).
+    /// `resized` holds the stretched bytes (reused from frame to frame).
     static func write(rgba: [UInt8], width: Int, height: Int, into tensor: UnsafeMutableBufferPointer<Float>,
-                      tensorWidth: Int, tensorHeight: Int, range: (lower: Float, upper: Float)) {
-        let resized = OpenCVResize.rgba(rgba, width: width, height: height, toWidth: tensorWidth, toHeight: tensorHeight)
+                      tensorWidth: Int, tensorHeight: Int, range: (lower: Float, upper: Float), resized: inout [UInt8]) {
+        let source: [UInt8]
+        if width == tensorWidth && height == tensorHeight {
+            source = rgba
+        } else {
+            OpenCVResize.rgba(rgba, width: width, height: height, toWidth: tensorWidth, toHeight: tensorHeight, into: &resized)
+            source = resized
+        }
         let scale = (range.upper - range.lower) / 255, bias = range.lower
-        resized.withUnsafeBufferPointer { resized in
-            for i in 0..<min(resized.count, tensor.count) { tensor[i] = Float(resized[i]) * scale + bias }
+        source.withUnsafeBufferPointer { source in
+            for i in 0..<min(source.count, tensor.count) { tensor[i] = Float(source[i]) * scale + bias }
         }
     }
 }
@@ -29,16 +36,32 @@ extension OpenCVResize {
     /// halving).
     static func rgba(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
         if width == toWidth && height == toHeight { return source }
-        if (width > toWidth && height > toHeight) || (width == 2 * toWidth && height == 2 * toHeight) {
-            return area(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight)
+        var output: [UInt8] = []
+        rgba(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
+        return output
+    }
+
+    /// ``rgba(_:width:height:toWidth:toHeight:)`` into `output`, whose memory is reused when it is large enough.
+    static func rgba(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int, into output: inout [UInt8]) {
+        // Zeros where a degenerate size leaves bytes unwritten, as a fresh array had them.
+        let count = toWidth * toHeight * 4
+        if output.count != count {
+            output.removeAll(keepingCapacity: true)
+            output.append(contentsOf: repeatElement(0, count: count))
         }
-        return linear(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight)
+        if width == toWidth && height == toHeight {
+            output = source
+        } else if (width > toWidth && height > toHeight) || (width == 2 * toWidth && height == 2 * toHeight) {
+            area(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
+        } else {
+            linear(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
+        }
     }
 
     /// `INTER_LINEAR` on 8-bit pixels: 11-bit weights, each source row resized horizontally into integers, then the
     /// two rows blended as OpenCV's SIMD loop does (`VResizeLinearVec_32s8u`: `((S0 >> 4) · b0 >> 16) + ((S1 >> 4) · b1
     /// >> 16)`, rounded by two bits), which every output of a row whose width is a multiple of the vector takes.
-    static func linear(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+    static func linear(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int, into output: inout [UInt8]) {
         let cn = 4
         let columns = LinearAxis(source: width, destination: toWidth, clampsFraction: true)
         let rows = LinearAxis(source: height, destination: toHeight, clampsFraction: false)
@@ -57,8 +80,8 @@ extension OpenCVResize {
                 alpha0[x] = Int32(coefficientScale)
             }
         }
-        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
-        guard width > 0, height > 0, toWidth > 0, toHeight > 0, source.count >= width * height * cn else { return output }
+        guard width > 0, height > 0, toWidth > 0, toHeight > 0, source.count >= width * height * cn,
+              output.count == toWidth * toHeight * cn else { return }
         var row0 = [Int32](repeating: 0, count: toWidth * cn), row1 = row0
         var rows01 = (-1, -1)
         // Unchecked pointers and wrapping integer arithmetic (no product here leaves Int32: bytes × 2048, Int16 × 2048)
@@ -109,7 +132,6 @@ extension OpenCVResize {
                 }
             }
         } } } }
-        return output
     }
 
     /// One output position's share of the source positions along one axis (OpenCV's `computeResizeAreaTab`).
@@ -142,10 +164,9 @@ extension OpenCVResize {
 
     /// `INTER_AREA` on 8-bit pixels: the integer-ratio shortcut (`resizeAreaFast`) or the general float-weighted
     /// average (`resizeArea_<uchar, float>`), rounded to nearest, ties to even.
-    static func area(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
+    static func area(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int, into output: inout [UInt8]) {
         let cn = 4
         let scaleX = 1.0 / (Double(toWidth) / Double(width)), scaleY = 1.0 / (Double(toHeight) / Double(height))
-        var output = [UInt8](repeating: 0, count: toWidth * toHeight * cn)
         let integerX = Int(scaleX.rounded()), integerY = Int(scaleY.rounded())
         if abs(scaleX - Double(integerX)) < .ulpOfOne && abs(scaleY - Double(integerY)) < .ulpOfOne {
             let area = integerX * integerY
@@ -163,7 +184,7 @@ extension OpenCVResize {
                     }
                 }
             }
-            return output
+            return
         }
         let columns = areaTable(source: width, destination: toWidth, scale: scaleX)
         let rows = areaTable(source: height, destination: toHeight, scale: scaleY)
@@ -190,6 +211,5 @@ extension OpenCVResize {
             for i in buffer.indices { sum[i] += row.weight * buffer[i] }
         }
         flush(current)
-        return output
     }
 }

@@ -17,9 +17,10 @@ struct SegmentationOutput: Sendable {
     let channels: Int
     let activation: SegmenterActivation
 
-    /// One float mask per channel, `outputWidth × outputHeight`.
-    func confidenceMasks(outputWidth: Int, outputHeight: Int) -> [Mask] {
-        let planes = activatedPlanes()
+    /// One float mask per channel, `outputWidth × outputHeight`. `planar` holds the activated planes at the model's
+    /// size on the way (reused from frame to frame by the caller).
+    func confidenceMasks(outputWidth: Int, outputHeight: Int, planar: inout [Float]) -> [Mask] {
+        let planes = activatedPlanes(&planar)
         return planes.map { plane in
             Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<Float>) in
                 plane.withUnsafeBufferPointer { source in
@@ -31,13 +32,17 @@ struct SegmentationOutput: Sendable {
 
     /// The activation of every pixel (TensorsToSegmentation's `ProcessForConfidenceMaskCpu`), one plane per channel.
     /// Slices of one array, not copies of them: each plane of the hair model's output is a megabyte.
-    private func activatedPlanes() -> [ArraySlice<Float>] {
+    private func activatedPlanes(_ planar: inout [Float]) -> [ArraySlice<Float>] {
         let count = width * height
         if channels == 1 && activation != .softmax {
             let plane = Array(values.prefix(count))
             return [(activation == .sigmoid ? plane.map(Self.sigmoid) : plane)[...]]
         }
-        var planar = [Float](repeating: 0, count: count * channels)
+        // Every value is written below (or, for a short output, stays 0 as in a fresh array).
+        if planar.count != count * channels || values.count < count * channels {
+            planar.removeAll(keepingCapacity: true)
+            planar.append(contentsOf: repeatElement(0, count: count * channels))
+        }
         var activated = [Float](repeating: 0, count: channels)
         // Pointers, and the activation chosen once: per pixel array slices and an enumerated softmax took 2 ms of the
         // hair model's 512 × 512 × 2 output beyond its exponentials. Each value's arithmetic is StableSoftmax's.

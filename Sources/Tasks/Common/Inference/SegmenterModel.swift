@@ -37,6 +37,10 @@ final class SegmenterModel {
     let labels: [String]
     /// MediaPipe's hair model: labels `background, hair` (the graph's own test for it).
     var isHairModel: Bool { labels.count == 2 && labels[1] == "hair" }
+    /// Megabyte buffers kept from frame to frame (the task runs one frame at a time): allocated afresh each frame
+    /// they were each a new mapping from the C allocator, and touching them cost a page fault per 4 KiB — about half
+    /// of the interactive segmenter's 9 ms a frame outside its model (perf, on a Zen 4 host).
+    private var rgba: [UInt8] = [], resized: [UInt8] = [], values: [Float] = [], planar: [Float] = []
 
     init(bundle: TaskBundle, threads: Int?, displayNamesLocale: String, task: String) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
@@ -121,25 +125,27 @@ final class SegmenterModel {
             _ = try input.run(image, region: region, keepAspectRatio: false, border: .replicate)
         case let .fourChannels(tensorWidth, tensorHeight, range):
             try runner.withInputFloats(0) { tensor in
-                var rgba = image.rgbaPixels()
-                if let alpha {
-                    for i in 0..<min(alpha.count, rgba.count / 4) { rgba[4 * i + 3] = alpha[i] }
-                } else if fourthChannel == .zero {
-                    for i in stride(from: 3, to: rgba.count, by: 4) { rgba[i] = 0 }
+                image.rgbaPixels(into: &rgba)
+                rgba.withUnsafeMutableBufferPointer { rgba in
+                    if let alpha {
+                        for i in 0..<min(alpha.count, rgba.count / 4) { rgba[4 * i + 3] = alpha[i] }
+                    } else if fourthChannel == .zero {
+                        for i in stride(from: 3, to: rgba.count, by: 4) { rgba[i] = 0 }
+                    }
                 }
                 FourChannelInput.write(rgba: rgba, width: image.width, height: image.height, into: tensor,
-                                       tensorWidth: tensorWidth, tensorHeight: tensorHeight, range: range)
+                                       tensorWidth: tensorWidth, tensorHeight: tensorHeight, range: range, resized: &resized)
             }
             runner.invoke()
         }
         let start = now()
         defer { runner.timings.postprocessing += Double(now() - start) / 1e6 }
-        let output = SegmentationOutput(values: try runner.dequantizedOutput(maskOutput), width: width, height: height,
-                                        channels: channels, activation: activation)
+        try runner.dequantizedOutput(maskOutput, into: &values)
+        let output = SegmentationOutput(values: values, width: width, height: height, channels: channels, activation: activation)
         let quality = try qualityOutput.map { (index) throws(VisionTaskError) in try runner.dequantizedOutput(index) }
             ?? [Float](repeating: 1, count: channels)
         return ImageSegmenterResult(
-            confidenceMasks: confidenceMasks ? output.confidenceMasks(outputWidth: image.width, outputHeight: image.height) : nil,
+            confidenceMasks: confidenceMasks ? output.confidenceMasks(outputWidth: image.width, outputHeight: image.height, planar: &planar) : nil,
             categoryMask: categoryMask ? output.categoryMask(outputWidth: image.width, outputHeight: image.height) : nil,
             qualityScores: quality, timestampInMilliseconds: timestamp)
     }

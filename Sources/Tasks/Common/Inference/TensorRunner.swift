@@ -97,6 +97,22 @@ final class TensorRunner {
         return bytes.map { scale * Float((signed ? Int32(Int8(bitPattern: $0)) : Int32($0)) - zeroPoint) }
     }
 
+    /// ``dequantizedOutput(_:)`` into `values`, whose memory is reused when it is large enough (a segmentation
+    /// model's output is megabytes a frame).
+    func dequantizedOutput(_ index: Int, into values: inout [Float]) throws(VisionTaskError) {
+        let description = interpreter.outputs[index]
+        guard description.type == .uint8 || description.type == .int8 else {
+            do {
+                try interpreter.withOutputFloats(index) { floats in
+                    values.removeAll(keepingCapacity: true)
+                    values.append(contentsOf: floats)
+                }
+            } catch { throw .engine(error) }
+            return
+        }
+        values = try dequantizedOutput(index)
+    }
+
     func invoke() {
         let start = now()
         interpreter.invoke()

@@ -130,8 +130,8 @@ private final class MaskStorage: @unchecked Sendable {
     init(float32Count count: Int, filling fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
         dataType = .float32
         self.count = count
-        let values = UnsafeMutablePointer<Float>.allocate(capacity: max(count, 1))
-        values.initialize(repeating: 0, count: max(count, 1))
+        let values = MaskMemory.shared.take(byteCount: max(count, 1) * MemoryLayout<Float>.stride)
+            .initializeMemory(as: Float.self, repeating: 0, count: max(count, 1))
         fill(UnsafeMutableBufferPointer(start: values, count: count))
         native = UnsafeMutableRawPointer(values)
     }
@@ -139,14 +139,14 @@ private final class MaskStorage: @unchecked Sendable {
     init(uint8Count count: Int, filling fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         dataType = .uInt8
         self.count = count
-        let values = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
-        values.initialize(repeating: 0, count: max(count, 1))
+        let values = MaskMemory.shared.take(byteCount: max(count, 1))
+            .initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
         fill(UnsafeMutableBufferPointer(start: values, count: count))
         native = UnsafeMutableRawPointer(values)
     }
 
     deinit {
-        native.deallocate()
+        MaskMemory.shared.give(native, byteCount: max(count, 1) * (dataType == .float32 ? MemoryLayout<Float>.stride : 1))
         converted?.deallocate()
     }
 
@@ -179,5 +179,49 @@ private final class MaskStorage: @unchecked Sendable {
         convert(UnsafePointer(native.assumingMemoryBound(to: Source.self)), values)
         converted = UnsafeMutableRawPointer(values)
         return values
+    }
+}
+
+/// Freed masks' memory, kept for the next mask of the same size. A task that makes masks every frame (the
+/// segmenters, the pose landmarker's segmentation) would otherwise take fresh memory from the C allocator each time —
+/// glibc maps large blocks afresh and gives them back on free (or trims its per-thread heaps) — and each 4 KiB of it
+/// costs a page fault when first written: about 2 ms of the interactive segmenter's 9 ms a frame outside its model
+/// (perf, Zen 4; two 640 × 480 float masks). Bounded, so that a burst of masks of many sizes keeps little: at most
+/// `blockLimit` blocks and `byteLimit` bytes wait here; the rest is freed as before.
+private final class MaskMemory: @unchecked Sendable {
+    static let shared = MaskMemory()
+    private let blockLimit = 8, byteLimit = 64 << 20
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var blocks: [(byteCount: Int, pointer: UnsafeMutableRawPointer)] = []
+    private var bytes = 0
+
+    /// Memory for `byteCount` bytes: a kept block of exactly that size, or new memory.
+    func take(byteCount: Int) -> UnsafeMutableRawPointer {
+        lock.lock()
+        if let index = blocks.lastIndex(where: { $0.byteCount == byteCount }) {
+            let pointer = blocks.remove(at: index).pointer
+            bytes -= byteCount
+            lock.unlock()
+            return pointer
+        }
+        lock.unlock()
+        return UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 16)
+    }
+
+    /// Keeps `pointer` (from ``take(byteCount:)``) for a later mask, or frees it; the oldest block kept goes first.
+    func give(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
+        guard byteCount <= byteLimit else { return pointer.deallocate() }
+        lock.lock()
+        var freed: [UnsafeMutableRawPointer] = []
+        while !blocks.isEmpty && (blocks.count >= blockLimit || bytes + byteCount > byteLimit) {
+            let oldest = blocks.removeFirst()
+            bytes -= oldest.byteCount
+            freed.append(oldest.pointer)
+        }
+        blocks.append((byteCount, pointer))
+        bytes += byteCount
+        lock.unlock()
+        for block in freed { block.deallocate() }
     }
 }
