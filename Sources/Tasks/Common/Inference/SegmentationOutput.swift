@@ -19,12 +19,20 @@ struct SegmentationOutput: Sendable {
 
     /// One float mask per channel, `outputWidth × outputHeight`. `planar` holds the activated planes at the model's
     /// size on the way (reused from frame to frame by the caller).
-    func confidenceMasks(outputWidth: Int, outputHeight: Int, planar: inout [Float]) -> [Mask] {
-        let planes = activatedPlanes(&planar)
+    /// `parts`: how many threads share the work (each pixel's and each output row's arithmetic is the same whatever
+    /// the split).
+    func confidenceMasks(outputWidth: Int, outputHeight: Int, planar: inout [Float], parts: Int = 1) -> [Mask] {
+        let planes = activatedPlanes(&planar, parts: parts)
+        let (width, height) = (width, height)
         return planes.map { plane in
             Mask(width: outputWidth, height: outputHeight) { (output: UnsafeMutableBufferPointer<Float>) in
                 plane.withUnsafeBufferPointer { source in
-                    OpenCVResize.linear(source, width: width, height: height, into: output, width: outputWidth, height: outputHeight)
+                    let shared = SharedBuffers(source: source, output: output)
+                    let parts = max(1, min(parts, outputHeight))
+                    DispatchQueue.concurrentPerform(iterations: parts) { part in
+                        OpenCVResize.linear(shared.source, width: width, height: height, into: shared.output, width: outputWidth,
+                                            height: outputHeight, rows: (outputHeight * part / parts)..<(outputHeight * (part + 1) / parts))
+                    }
                 }
             }
         }
@@ -32,7 +40,7 @@ struct SegmentationOutput: Sendable {
 
     /// The activation of every pixel (TensorsToSegmentation's `ProcessForConfidenceMaskCpu`), one plane per channel.
     /// Slices of one array, not copies of them: each plane of the hair model's output is a megabyte.
-    private func activatedPlanes(_ planar: inout [Float]) -> [ArraySlice<Float>] {
+    private func activatedPlanes(_ planar: inout [Float], parts: Int) -> [ArraySlice<Float>] {
         let count = width * height
         if channels == 1 && activation != .softmax {
             let plane = Array(values.prefix(count))
@@ -43,16 +51,19 @@ struct SegmentationOutput: Sendable {
             planar.removeAll(keepingCapacity: true)
             planar.append(contentsOf: repeatElement(0, count: count * channels))
         }
-        var activated = [Float](repeating: 0, count: channels)
         // Pointers, and the activation chosen once: per pixel array slices and an enumerated softmax took 2 ms of the
         // hair model's 512 × 512 × 2 output beyond its exponentials. Each value's arithmetic is StableSoftmax's.
-        let channels = channels
+        let (channels, activation) = (channels, activation)
         values.withUnsafeBufferPointer { values in
             planar.withUnsafeMutableBufferPointer { planar in
-                activated.withUnsafeMutableBufferPointer { activated in
-                    guard channels > 0, values.count >= count * channels, let values = values.baseAddress, let planar = planar.baseAddress,
-                          let activated = activated.baseAddress else { return }
-                    for i in 0..<count {
+                guard channels > 0, values.count >= count * channels else { return }
+                let shared = SharedBuffers(source: values, output: planar)
+                let parts = max(1, min(parts, count))
+                DispatchQueue.concurrentPerform(iterations: parts) { part in
+                    let values = shared.source.baseAddress!, planar = shared.output.baseAddress!
+                    let activated = UnsafeMutablePointer<Float>.allocate(capacity: channels)
+                    defer { activated.deallocate() }
+                    for i in (count * part / parts)..<(count * (part + 1) / parts) {
                         let pixel = values + i * channels
                         switch activation {
                         case .none:
@@ -180,15 +191,19 @@ enum OpenCVResize {
 
     /// `cv::resize(src, dst, size, 0, 0, INTER_LINEAR)` of one float channel, in OpenCV's order: each of the two
     /// source rows resized horizontally, then the two rows blended. An exact halving is OpenCV's `INTER_AREA`.
+    /// `rows`: the output rows to write (all by default), so that threads can share one output.
     static func linear(_ source: UnsafeBufferPointer<Float>, width: Int, height: Int,
-                       into output: UnsafeMutableBufferPointer<Float>, width outputWidth: Int, height outputHeight: Int) {
+                       into output: UnsafeMutableBufferPointer<Float>, width outputWidth: Int, height outputHeight: Int,
+                       rows outputRows: Range<Int>? = nil) {
         guard width > 0, height > 0, outputWidth > 0, outputHeight > 0 else { return }
+        let outputRows = (outputRows ?? 0..<outputHeight).clamped(to: 0..<outputHeight)
         if outputWidth == width && outputHeight == height {
-            _ = output.update(fromContentsOf: source)
+            let span = (outputRows.lowerBound * width)..<(outputRows.upperBound * width)
+            _ = UnsafeMutableBufferPointer(rebasing: output[span]).update(fromContentsOf: UnsafeBufferPointer(rebasing: source[span]))
             return
         }
         if width == 2 * outputWidth && height == 2 * outputHeight {
-            for y in 0..<outputHeight {
+            for y in outputRows {
                 for x in 0..<outputWidth {
                     let i = 2 * y * width + 2 * x
                     output[y * outputWidth + x] = (source[i] + source[i + 1] + source[i + width] + source[i + width + 1]) * 0.25
@@ -213,7 +228,7 @@ enum OpenCVResize {
                 }
             }
         }
-        for y in 0..<outputHeight {
+        for y in outputRows {
             let s = rows.index[y], f = rows.weight[y]
             // Upscaling reads each source row for many output rows: each is resized horizontally once.
             let wanted = (min(max(s, 0), height - 1), min(max(s + 1, 0), height - 1))
@@ -234,4 +249,10 @@ enum OpenCVResize {
             }
         }
     }
+}
+
+/// A source and an output that several threads use at once, each writing only its own part of the output.
+private struct SharedBuffers: @unchecked Sendable {
+    let source: UnsafeBufferPointer<Float>
+    let output: UnsafeMutableBufferPointer<Float>
 }

@@ -41,6 +41,7 @@ final class SegmenterModel {
     /// they were each a new mapping from the C allocator, and touching them cost a page fault per 4 KiB — about half
     /// of the interactive segmenter's 9 ms a frame outside its model (perf, on a Zen 4 host).
     private var rgba: [UInt8] = [], resized: [UInt8] = [], values: [Float] = [], planar: [Float] = []
+    private let postprocessingThreads: Int
 
     init(bundle: TaskBundle, threads: Int?, displayNamesLocale: String, task: String) throws(VisionTaskError) {
         guard bundle.members.count == 1, let member = bundle.members.first?.path else {
@@ -48,6 +49,9 @@ final class SegmenterModel {
         }
         let runner = try TensorRunner(bundle: bundle, member: member, threads: threads)
         self.runner = runner
+        // The masks' activation and resizing on two threads at most, as the pose landmarker's mask (MaskProjection):
+        // a mask is a few milliseconds of memory-bound work, which a third thread barely shortens.
+        postprocessingThreads = max(1, min(2, threads ?? ProcessInfo.processInfo.activeProcessorCount))
         guard let tensor = runner.interpreter.inputs.first, tensor.shape.count == 4, tensor.shape[0] == 1,
               tensor.shape[1] > 0, tensor.shape[2] > 0, tensor.shape[3] == 3 || tensor.shape[3] == 4 else {
             throw .wrongModel("\(member) is not a segmentation model: its input is not one image of 3 or 4 channels")
@@ -145,7 +149,8 @@ final class SegmenterModel {
         let quality = try qualityOutput.map { (index) throws(VisionTaskError) in try runner.dequantizedOutput(index) }
             ?? [Float](repeating: 1, count: channels)
         return ImageSegmenterResult(
-            confidenceMasks: confidenceMasks ? output.confidenceMasks(outputWidth: image.width, outputHeight: image.height, planar: &planar) : nil,
+            confidenceMasks: confidenceMasks ? output.confidenceMasks(outputWidth: image.width, outputHeight: image.height, planar: &planar,
+                                                                    parts: postprocessingThreads) : nil,
             categoryMask: categoryMask ? output.categoryMask(outputWidth: image.width, outputHeight: image.height) : nil,
             qualityScores: quality, timestampInMilliseconds: timestamp)
     }
