@@ -66,10 +66,11 @@ enum LandmarkerBenchmark {
         /// A registered task: made from its description, timed beside MediaPipe's class of the description's name.
         var registered: TaskDescription?
 
-        /// A registered task's job: its first model, bench photo and clip, its one model for every stage.
+        /// A registered task's job: its bench model, photo, clip and members (``TaskBench``).
         static func registered(_ task: TaskDescription) -> Task {
-            Task(name: task.name, model: "Models/" + (task.modelNames.first ?? ""), image: "../shared/images/" + task.benchImage,
-                 video: "../shared/videos/" + task.benchVideo, members: [""], stageMembers: [:], registered: task)
+            Task(name: task.name, model: "Models/" + task.bench.model, image: "../shared/images/" + task.benchImage,
+                 video: "../shared/videos/" + task.benchVideo, members: task.bench.members, stageMembers: task.bench.stageMembers,
+                 registered: task)
         }
 
         static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
@@ -153,7 +154,9 @@ enum LandmarkerBenchmark {
                 }
                 a.mediapipe = value
             case "--segmentation-masks":
-                guard task.name == "pose", ["on", "off"].contains(value) else { throw BenchError("--segmentation-masks (pose) is on or off") }
+                guard task.name == "pose" || task.registered?.bench.masksOption != nil, ["on", "off"].contains(value) else {
+                    throw BenchError("--segmentation-masks (pose) is on or off")
+                }
                 a.segmentationMasks = value == "on"
             default:
                 throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads --mediapipe --segmentation-masks)")
@@ -193,7 +196,8 @@ enum LandmarkerBenchmark {
         let venv = mediapipeVenvs[a.mediapipe]!
         let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
             ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
-                           arguments: [task.registered.map { "registered:\($0.mediapipeClass):\($0.mediapipeMethod)" }
+                           arguments: [task.registered.map { $0.bench.script.map { $0 + (a.segmentationMasks ? "-masks" : "") }
+                                           ?? "registered:\($0.mediapipeClass):\($0.mediapipeMethod)" }
                                            ?? task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
             : nil
         // The version the script imported, as it says; the one asked for if it says none.
@@ -316,8 +320,8 @@ enum LandmarkerBenchmark {
                 }
                 if let oneThread, !oursOne.isEmpty {
                     var task = task
-                    // A registered task has one model, which every stage runs.
-                    if task.registered != nil { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
+                    // A registered task of one model (no stage members of its own): every stage runs it.
+                    if task.registered != nil, task.stageMembers.isEmpty { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
                     printOneThreadBreakdown(task, a, ours: (oneThread.stageTimings, oneThreadBefore), oursMean: mean(oursOne),
                                             theirsMean: mean(theirs), theirName: theirName, frames: oursOne.count)
                 }
@@ -406,10 +410,14 @@ enum LandmarkerBenchmark {
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
     static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchedPipeline, String) {
         if let registered = task.registered {
-            // MediaPipe's defaults on both sides.
-            var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads)
+            // The job's options (MediaPipe's defaults unless it says otherwise) on both sides.
+            let bench = registered.bench
+            var values = bench.values
+            if let masks = bench.masksOption { values[masks] = .flag(a.segmentationMasks) }
+            var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads, values: values)
             if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
-            return (BenchedSession(session: try registered.open(setup)), "default options")
+            let described = bench.described + (bench.masksOption != nil && a.segmentationMasks ? ", segmentation masks on" : "")
+            return (BenchedSession(session: try registered.open(setup)), described)
         }
         let (task, described) = try makeTask(task, a, runningMode: runningMode, sink: sink)
         return (BenchedTask(task: task), described)

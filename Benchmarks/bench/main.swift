@@ -30,11 +30,11 @@ do {
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        if let task = TaskRegistry.task(named: job) {
+        if let task = TaskRegistry.tasks.first(where: { $0.bench.job == job }) {
             try LandmarkerBenchmark.run(.registered(task), arguments: Array(arguments.dropFirst()))
             break
         }
-        let registered = TaskRegistry.tasks.map(\.name).joined(separator: ", ")
+        let registered = TaskRegistry.tasks.map(\.bench.job).joined(separator: ", ")
         FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, \(registered), models, format, image\n".utf8))
         exit(2)
     }

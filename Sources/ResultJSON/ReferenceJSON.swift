@@ -143,9 +143,6 @@ extension ImageClassifierResult: ReferenceJSONConvertible {
 
 /// Pixel coordinates for drawing and JSON: results of a hostile model may be NaN or huge, and `Int(_:)` traps on
 /// those. Non-finite values give nil (nothing is drawn); finite ones are clamped well off any canvas.
-public func pixelCoordinate(_ value: Double) -> Int? {
-    guard value.isFinite else { return nil }
-    return Int(min(max(value.rounded(.towardZero), -1_000_000), 1_000_000))
-}
+public func pixelCoordinate(_ value: Double) -> Int? { AnswerJSON.clampedPixel(value) }
 
 public func pixelCoordinate(_ value: Float) -> Int? { pixelCoordinate(Double(value)) }

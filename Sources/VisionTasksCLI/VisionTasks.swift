@@ -14,11 +14,15 @@ struct VisionTasks: ParsableCommand {
         subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
                       ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
 
-    /// A registered task's name goes to its command (``RegisteredTaskCommand``); anything else to ArgumentParser.
+    /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to
+    /// ArgumentParser.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let name = arguments.first, let task = TaskRegistry.task(named: name) {
             RegisteredTaskCommand.main(task, arguments: Array(arguments.dropFirst()))
+        }
+        if arguments.count == 2, arguments[0] == "help", let task = TaskRegistry.task(named: arguments[1]) {
+            RegisteredTaskCommand.main(task, arguments: ["--help"])
         }
         main(nil)
     }

@@ -193,7 +193,7 @@ enum WorkerTask {
     static var names: [String] { CommandTask.allCases.map(\.rawValue) + TaskRegistry.tasks.map(\.name) }
 
     /// The CLI's options each task takes in a request's `options`, by the camelCase form of their long names
-    /// (`numPoses` for `--num-poses`; a registered task's are MediaPipe's names). Outputs (`--json`, `--draw`),
+    /// (`numPoses` for `--num-poses`: a registered task's MediaPipe names unless its description spells them otherwise). Outputs (`--json`, `--draw`),
     /// running modes and `--threads` are the worker's.
     var optionNames: [String] {
         let input = ["rotationDegrees", "orientation", "noExif", "maxFrames"]
@@ -203,7 +203,7 @@ enum WorkerTask {
         case .command(.hand), .command(.gesture): return ["numHands", "smoothing"] + input
         case .command(.object), .command(.classify): return ["maxResults", "scoreThreshold", "allow", "deny"] + input
         case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
-        case let .registered(task): return task.options.map(\.name) + input
+        case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input
         }
     }
 

@@ -94,18 +94,22 @@ struct TaskSetup: Hashable, Sendable {
         var options: [String: OptionValue] = [:]
         if let registered = kind.registered {
             for (key, value) in query where !Self.commonParameters.contains(key) {
+                guard registered.optionNames.contains(key) else { throw .badRequest(Self.unknownParameter(key, kind, options: registered.optionNames)) }
                 do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
-                // Repeated names of a list option add to it, as the six tasks' lists do.
-                if case let .text(earlier)? = options[key] { options[key] = .text(earlier + "," + value) } else { options[key] = .text(value) }
+                // Repeated names of a list option add to it, as the six tasks' lists do; any other option's last value
+                // counts.
+                if case let .text(earlier)? = options[key], registered.isList(option: key) {
+                    options[key] = .text(earlier + "," + value)
+                } else {
+                    options[key] = .text(value)
+                }
             }
             self.options = options
             return
         }
         let kinds = kind.optionKinds
         for (key, value) in query where !Self.commonParameters.contains(key) {
-            guard let optionKind = kinds[key] else {
-                throw .badRequest("unknown parameter '\(key)' for \(kind.rawValue) (options: \(kinds.keys.sorted().joined(separator: ", ")); also \(Self.commonParameters.sorted().joined(separator: ", ")))")
-            }
+            guard let optionKind = kinds[key] else { throw .badRequest(Self.unknownParameter(key, kind, options: Array(kinds.keys))) }
             switch optionKind {
             case .int:
                 guard let number = Int(value) else { throw .badRequest("\(key) must be an integer (got '\(value)')") }
@@ -126,6 +130,10 @@ struct TaskSetup: Hashable, Sendable {
             }
         }
         self.options = options
+    }
+
+    private static func unknownParameter(_ key: String, _ kind: TaskKind, options: [String]) -> String {
+        "unknown parameter '\(key)' for \(kind.rawValue) (options: \(options.sorted().joined(separator: ", ")); also \(commonParameters.sorted().joined(separator: ", ")))"
     }
 
     private func int(_ name: String) -> Int? { if case let .int(v)? = options[name] { return v }; return nil }
