@@ -95,10 +95,6 @@ enum LandmarkerBenchmark {
                                                  "landmarks": ["hand_landmarker.task/hand_landmarks_detector.tflite"],
                                                  "gestures": ["hand_gesture_recognizer.task/gesture_embedder.tflite",
                                                               "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"]])
-        static let objects = Task(name: "object", model: "Models/ssd_mobilenet_v1.tflite", image: "../shared/images/obj_street_people.jpg",
-                                  video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["detector": [""]])
-        static let classify = Task(name: "classify", model: "Models/efficientnet_lite0.tflite", image: "../shared/images/coral_bird.png",
-                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["classifier": [""]])
     }
 
     struct Arguments {
@@ -432,11 +428,6 @@ enum LandmarkerBenchmark {
             return options
         }
         switch task.name {
-        case "classify":
-            return (try ImageClassifier(options: configured(ImageClassifierOptions())), "default options")
-        case "object":
-            // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
-            return (try ObjectDetector(options: configured(ObjectDetectorOptions())), "default options")
         case "hand":
             // numHands 1, MediaPipe's default, as the MediaPipe side runs.
             return (try HandLandmarker(options: configured(HandLandmarkerOptions())), "numHands 1 (MediaPipe's default)")

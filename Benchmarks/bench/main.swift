@@ -23,10 +23,6 @@ do {
         try LandmarkerBenchmark.run(.hand, arguments: Array(arguments.dropFirst()))
     case "gesture":
         try LandmarkerBenchmark.run(.gesture, arguments: Array(arguments.dropFirst()))
-    case "classify":
-        try LandmarkerBenchmark.run(.classify, arguments: Array(arguments.dropFirst()))
-    case "objects":
-        try LandmarkerBenchmark.run(.objects, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
@@ -35,7 +31,7 @@ do {
             break
         }
         let registered = TaskRegistry.tasks.map(\.bench.job).joined(separator: ", ")
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, \(registered), models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, \(registered), models, format, image\n".utf8))
         exit(2)
     }
 } catch {

@@ -89,28 +89,6 @@ public enum ReferenceJSON {
         Self.identities(identities, into: &out)
         return out
     }
-
-    /// `object.json`'s schema: pixel boxes; a labelled detection's index and display name as null, as MediaPipe's
-    /// Python results give them.
-    public static func objects(_ result: ObjectDetectorResult) -> [String: Any] {
-        // A model's NaN box is written as null, not converted (Int(_:) traps on it).
-        func pixel(_ value: CGFloat) -> Any { pixelCoordinate(Double(value)).map { $0 as Any } ?? NSNull() }
-        return ["detections": result.detections.map { detection -> [String: Any] in
-            let box = detection.boundingBox
-            return [
-                "boundingBox": ["originX": pixel(box.minX), "originY": pixel(box.minY), "width": pixel(box.width), "height": pixel(box.height)],
-                "categories": detection.categories.map { c -> [String: Any] in
-                    ["index": c.index < 0 ? NSNull() : c.index as Any, "score": Double(c.score),
-                     "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
-                },
-            ]
-        }]
-    }
-
-    /// `classify.json`'s schema: one array of categories per head.
-    public static func classifications(_ result: ImageClassifierResult) -> [String: Any] {
-        ["classifications": result.classificationResult.classifications.map { $0.categories.map(category) }]
-    }
 }
 
 extension PoseLandmarkerResult: ReferenceJSONConvertible {
@@ -131,14 +109,6 @@ extension GestureRecognizerResult: ReferenceJSONConvertible {
     public var referenceJSON: [String: Any] {
         ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks, identities: identities)
     }
-}
-
-extension ObjectDetectorResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.objects(self) }
-}
-
-extension ImageClassifierResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.classifications(self) }
 }
 
 /// Pixel coordinates for drawing and JSON: results of a hostile model may be NaN or huge, and `Int(_:)` traps on

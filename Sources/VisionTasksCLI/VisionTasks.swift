@@ -12,7 +12,7 @@ struct VisionTasks: ParsableCommand {
             + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
             + "\n\nThis build: \(KernelTierStatus.current).",
         subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
-                      ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
+                      ObjectTrackingCommand.self, WorkerCommand.self])
 
     /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to
     /// ArgumentParser.

@@ -268,12 +268,6 @@ final class Worker {
         case .command(.gesture):
             let command = try parse(GestureCommand.self)
             return plan(command.common, GestureRecognizer.self) { command.hands.configured(GestureRecognizerOptions(), common: command.common) }
-        case .command(.object):
-            let command = try parse(ObjectCommand.self)
-            return plan(command.common, ObjectDetector.self) { command.categories.configured(ObjectDetectorOptions()) }
-        case .command(.classify):
-            let command = try parse(ClassifyCommand.self)
-            return plan(command.common, ImageClassifier.self) { command.categories.configured(ImageClassifierOptions()) }
         case .command(.odt):
             return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
         case let .registered(task):

@@ -170,7 +170,7 @@ enum WorkerTask {
 
     /// The tasks with commands of their own.
     enum CommandTask: String, CaseIterable {
-        case pose, face, hand, gesture, object, classify, odt
+        case pose, face, hand, gesture, odt
     }
 
     init?(name: String) {
@@ -201,7 +201,6 @@ enum WorkerTask {
         case .command(.pose): return ["numPoses", "segmentation", "smoothing"] + input
         case .command(.face): return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
         case .command(.hand), .command(.gesture): return ["numHands", "smoothing"] + input
-        case .command(.object), .command(.classify): return ["maxResults", "scoreThreshold", "allow", "deny"] + input
         case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
         case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input
         }

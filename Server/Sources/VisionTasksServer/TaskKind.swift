@@ -14,10 +14,9 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
 
     private init(_ name: String) { rawValue = name }
 
-    public static let pose = TaskKind("pose"), face = TaskKind("face"), hand = TaskKind("hand"), gesture = TaskKind("gesture"),
-                      object = TaskKind("object"), classify = TaskKind("classify")
+    public static let pose = TaskKind("pose"), face = TaskKind("face"), hand = TaskKind("hand"), gesture = TaskKind("gesture")
 
-    public static let allCases: [TaskKind] = [.pose, .face, .hand, .gesture, .object, .classify] + RegisteredTask.all.map { TaskKind($0.name) }
+    public static let allCases: [TaskKind] = [.pose, .face, .hand, .gesture] + RegisteredTask.all.map { TaskKind($0.name) }
 
     /// The registered task behind this kind, if it is one.
     var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
@@ -30,8 +29,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
         case .face: return ["face_landmarker.task"]
         case .hand: return ["hand_landmarker.task"]
         case .gesture: return ["gesture_recognizer.task"]
-        case .object: return ["efficientdet_lite0.tflite", "efficientdet_lite2.tflite", "ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
-        case .classify: return ["efficientnet_lite0.tflite", "efficientnet_lite2.tflite", "bird_classifier.tflite"]
         default: return registered?.modelNames ?? []
         }
     }
@@ -49,8 +46,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
         case .hand, .gesture:
             return ["numHands": .int, "minHandDetectionConfidence": .float, "minHandPresenceConfidence": .float,
                     "minTrackingConfidence": .float]
-        case .object, .classify:
-            return ["maxResults": .int, "scoreThreshold": .float, "categoryAllowlist": .list, "categoryDenylist": .list]
         default:
             return [:]
         }
@@ -149,12 +144,6 @@ struct TaskSetup: Hashable, Sendable {
             options.baseOptions.numThreads = threads
             options.runningMode = mode
         }
-        func classifier(_ options: ClassificationTaskOptions) {
-            if let v = int("maxResults") { options.maxResults = v }
-            if let v = float("scoreThreshold") { options.scoreThreshold = v }
-            if let v = list("categoryAllowlist") { options.categoryAllowlist = v }
-            if let v = list("categoryDenylist") { options.categoryDenylist = v }
-        }
         func hands(_ options: HandTaskOptions) {
             if let v = int("numHands") { options.numHands = v }
             if let v = float("minHandDetectionConfidence") { options.minHandDetectionConfidence = v }
@@ -205,20 +194,6 @@ struct TaskSetup: Hashable, Sendable {
             let task = try GestureRecognizer(options: options)
             return TaskInstance(task: task, image: { try task.recognize(image: $0).referenceJSON },
                                 frame: { try task.recognize(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .object:
-            let options = ObjectDetectorOptions()
-            configure(options)
-            classifier(options)
-            let task = try ObjectDetector(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .classify:
-            let options = ImageClassifierOptions()
-            configure(options)
-            classifier(options)
-            let task = try ImageClassifier(options: options)
-            return TaskInstance(task: task, image: { try task.classify(image: $0).referenceJSON },
-                                frame: { try task.classify(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
         default:
             throw RequestError.notFound("no task '\(kind.rawValue)'")
         }

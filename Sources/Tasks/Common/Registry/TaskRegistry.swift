@@ -1,7 +1,9 @@
-/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Pose, face, hand, gesture, object and
-/// classify are still wired into each surface by hand; they move here next.)
+/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Pose, face, hand and gesture are still
+/// wired into each surface by hand; they move here next. ML Kit's `odt` is above this module.)
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
+        ObjectDetector.registration,
+        ImageClassifier.registration,
         FaceDetector.registration,
         ImageSegmenter.registration,
         InteractiveSegmenter.registration,
