@@ -82,19 +82,6 @@ enum LandmarkerBenchmark {
                                members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"],
                                stageMembers: ["detector": ["face_detector.tflite"], "landmarks": ["face_landmarks_detector.tflite"],
                                               "blendshapes": ["face_blendshapes.tflite"]])
-        static let hand = Task(name: "hand", model: "Models/hand_landmarker.task", image: "../shared/images/hand_two_palms.png",
-                               video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
-                               members: ["hand_detector.tflite", "hand_landmarks_detector.tflite"],
-                               stageMembers: ["detector": ["hand_detector.tflite"], "landmarks": ["hand_landmarks_detector.tflite"]])
-        static let gesture = Task(name: "gesture", model: "Models/gesture_recognizer.task", image: "../shared/images/hand_two_palms.png",
-                                  video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
-                                  members: ["hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",
-                                            "hand_gesture_recognizer.task/gesture_embedder.tflite",
-                                            "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"],
-                                  stageMembers: ["detector": ["hand_landmarker.task/hand_detector.tflite"],
-                                                 "landmarks": ["hand_landmarker.task/hand_landmarks_detector.tflite"],
-                                                 "gestures": ["hand_gesture_recognizer.task/gesture_embedder.tflite",
-                                                              "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"]])
     }
 
     struct Arguments {
@@ -428,11 +415,6 @@ enum LandmarkerBenchmark {
             return options
         }
         switch task.name {
-        case "hand":
-            // numHands 1, MediaPipe's default, as the MediaPipe side runs.
-            return (try HandLandmarker(options: configured(HandLandmarkerOptions())), "numHands 1 (MediaPipe's default)")
-        case "gesture":
-            return (try GestureRecognizer(options: configured(GestureRecognizerOptions())), "numHands 1 (MediaPipe's default)")
         case "face":
             let options = configured(FaceLandmarkerOptions())
             options.outputFaceBlendshapes = true

@@ -19,10 +19,6 @@ do {
         try LandmarkerBenchmark.run(.pose, arguments: Array(arguments.dropFirst()))
     case "face":
         try LandmarkerBenchmark.run(.face, arguments: Array(arguments.dropFirst()))
-    case "hand":
-        try LandmarkerBenchmark.run(.hand, arguments: Array(arguments.dropFirst()))
-    case "gesture":
-        try LandmarkerBenchmark.run(.gesture, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
@@ -31,7 +27,7 @@ do {
             break
         }
         let registered = TaskRegistry.tasks.map(\.bench.job).joined(separator: ", ")
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, \(registered), models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, \(registered), models, format, image\n".utf8))
         exit(2)
     }
 } catch {

@@ -76,19 +76,6 @@ public enum ReferenceJSON {
     static func identities(_ identities: [Int], into object: inout [String: Any]) {
         if !identities.isEmpty { object["identities"] = identities }
     }
-
-    /// `hand.json` / `gesture.json`: handedness, gestures (gesture recognizer only), landmarks and world landmarks.
-    public static func hands(handedness: [[ResultCategory]], gestures: [[ResultCategory]]?, landmarks: [[NormalizedLandmark]],
-                             world: [[Landmark]], identities: [Int] = []) -> [String: Any] {
-        var out: [String: Any] = [
-            "handedness": handedness.map { $0.map(category) },
-            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
-        Self.identities(identities, into: &out)
-        return out
-    }
 }
 
 extension PoseLandmarkerResult: ReferenceJSONConvertible {
@@ -97,18 +84,6 @@ extension PoseLandmarkerResult: ReferenceJSONConvertible {
 
 extension FaceLandmarkerResult: ReferenceJSONConvertible {
     public var referenceJSON: [String: Any] { ReferenceJSON.face(self) }
-}
-
-extension HandLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks, identities: identities)
-    }
-}
-
-extension GestureRecognizerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks, identities: identities)
-    }
 }
 
 /// Pixel coordinates for drawing and JSON: results of a hostile model may be NaN or huge, and `Int(_:)` traps on

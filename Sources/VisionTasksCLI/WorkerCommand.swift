@@ -262,12 +262,6 @@ final class Worker {
         case .command(.face):
             let command = try parse(FaceCommand.self)
             return plan(command.common, FaceLandmarker.self) { command.taskOptions }
-        case .command(.hand):
-            let command = try parse(HandCommand.self)
-            return plan(command.common, HandLandmarker.self) { command.hands.configured(HandLandmarkerOptions(), common: command.common) }
-        case .command(.gesture):
-            let command = try parse(GestureCommand.self)
-            return plan(command.common, GestureRecognizer.self) { command.hands.configured(GestureRecognizerOptions(), common: command.common) }
         case .command(.odt):
             return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
         case let .registered(task):

@@ -170,7 +170,7 @@ enum WorkerTask {
 
     /// The tasks with commands of their own.
     enum CommandTask: String, CaseIterable {
-        case pose, face, hand, gesture, odt
+        case pose, face, odt
     }
 
     init?(name: String) {
@@ -200,7 +200,6 @@ enum WorkerTask {
         switch self {
         case .command(.pose): return ["numPoses", "segmentation", "smoothing"] + input
         case .command(.face): return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
-        case .command(.hand), .command(.gesture): return ["numHands", "smoothing"] + input
         case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
         case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input
         }

@@ -14,9 +14,9 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
 
     private init(_ name: String) { rawValue = name }
 
-    public static let pose = TaskKind("pose"), face = TaskKind("face"), hand = TaskKind("hand"), gesture = TaskKind("gesture")
+    public static let pose = TaskKind("pose"), face = TaskKind("face")
 
-    public static let allCases: [TaskKind] = [.pose, .face, .hand, .gesture] + RegisteredTask.all.map { TaskKind($0.name) }
+    public static let allCases: [TaskKind] = [.pose, .face] + RegisteredTask.all.map { TaskKind($0.name) }
 
     /// The registered task behind this kind, if it is one.
     var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
@@ -27,8 +27,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
         switch self {
         case .pose: return ["pose_landmarker_lite.task", "pose_landmarker_full.task", "pose_landmarker_heavy.task"]
         case .face: return ["face_landmarker.task"]
-        case .hand: return ["hand_landmarker.task"]
-        case .gesture: return ["gesture_recognizer.task"]
         default: return registered?.modelNames ?? []
         }
     }
@@ -43,9 +41,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
         case .face:
             return ["numFaces": .int, "minFaceDetectionConfidence": .float, "minFacePresenceConfidence": .float,
                     "minTrackingConfidence": .float, "outputFaceBlendshapes": .bool, "outputFacialTransformationMatrixes": .bool]
-        case .hand, .gesture:
-            return ["numHands": .int, "minHandDetectionConfidence": .float, "minHandPresenceConfidence": .float,
-                    "minTrackingConfidence": .float]
         default:
             return [:]
         }
@@ -144,12 +139,6 @@ struct TaskSetup: Hashable, Sendable {
             options.baseOptions.numThreads = threads
             options.runningMode = mode
         }
-        func hands(_ options: HandTaskOptions) {
-            if let v = int("numHands") { options.numHands = v }
-            if let v = float("minHandDetectionConfidence") { options.minHandDetectionConfidence = v }
-            if let v = float("minHandPresenceConfidence") { options.minHandPresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-        }
         if let registered = kind.registered {
             var texts: [String: String] = [:]
             for case let (name, .text(text)) in options { texts[name] = text }
@@ -180,20 +169,6 @@ struct TaskSetup: Hashable, Sendable {
             let task = try FaceLandmarker(options: options)
             return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
                                 frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .hand:
-            let options = HandLandmarkerOptions()
-            configure(options)
-            hands(options)
-            let task = try HandLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .gesture:
-            let options = GestureRecognizerOptions()
-            configure(options)
-            hands(options)
-            let task = try GestureRecognizer(options: options)
-            return TaskInstance(task: task, image: { try task.recognize(image: $0).referenceJSON },
-                                frame: { try task.recognize(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
         default:
             throw RequestError.notFound("no task '\(kind.rawValue)'")
         }

@@ -1,7 +1,9 @@
-/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Pose, face, hand and gesture are still
+/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Pose and face are still
 /// wired into each surface by hand; they move here next. ML Kit's `odt` is above this module.)
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
+        HandLandmarker.registration,
+        GestureRecognizer.registration,
         ObjectDetector.registration,
         ImageClassifier.registration,
         FaceDetector.registration,
