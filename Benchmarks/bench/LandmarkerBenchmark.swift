@@ -73,10 +73,6 @@ enum LandmarkerBenchmark {
                  registered: task)
         }
 
-        static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
-                               video: "../shared/videos/full_body_juggle.mp4",
-                               members: ["pose_detector.tflite", "pose_landmarks_detector.tflite"],
-                               stageMembers: ["detector": ["pose_detector.tflite"], "landmarks": ["pose_landmarks_detector.tflite"]])
         static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
                                video: "../shared/videos/face_head_turning.mp4",
                                members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"],
@@ -137,7 +133,7 @@ enum LandmarkerBenchmark {
                 }
                 a.mediapipe = value
             case "--segmentation-masks":
-                guard task.name == "pose" || task.registered?.bench.masksOption != nil, ["on", "off"].contains(value) else {
+                guard task.registered?.bench.masksOption != nil, ["on", "off"].contains(value) else {
                     throw BenchError("--segmentation-masks (pose) is on or off")
                 }
                 a.segmentationMasks = value == "on"
@@ -414,17 +410,10 @@ enum LandmarkerBenchmark {
             if runningMode == .liveStream { options.liveStreamHandler = { _, outcome in sink.count(outcome) } }
             return options
         }
-        switch task.name {
-        case "face":
-            let options = configured(FaceLandmarkerOptions())
-            options.outputFaceBlendshapes = true
-            options.outputFacialTransformationMatrixes = true
-            return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
-        default:
-            let options = configured(PoseLandmarkerOptions())
-            options.outputSegmentationMasks = a.segmentationMasks
-            return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)" + (a.segmentationMasks ? ", segmentation masks on" : ""))
-        }
+        let options = configured(FaceLandmarkerOptions())
+        options.outputFaceBlendshapes = true
+        options.outputFacialTransformationMatrixes = true
+        return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
     }
 
     /// VmHWM from /proc: the most resident memory the process has had.

@@ -41,22 +41,6 @@ public enum ReferenceJSON {
         ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
     }
 
-    public static func pose(_ result: PoseLandmarkerResult) -> [String: Any] {
-        var out: [String: Any] = [
-            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        identities(result.identities, into: &out)
-        out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
-            let values = mask.float32Values
-            let count = Double(max(values.count, 1))
-            return ["width": mask.width, "height": mask.height,
-                    "mean": values.reduce(0) { $0 + Double($1) } / count,
-                    "fractionAbove0.5": Double(values.filter { $0 > 0.5 }.count) / count]
-        }
-        return out
-    }
-
     public static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
         var out: [String: Any] = [
             "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
@@ -76,10 +60,6 @@ public enum ReferenceJSON {
     static func identities(_ identities: [Int], into object: inout [String: Any]) {
         if !identities.isEmpty { object["identities"] = identities }
     }
-}
-
-extension PoseLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.pose(self) }
 }
 
 extension FaceLandmarkerResult: ReferenceJSONConvertible {

@@ -11,7 +11,7 @@ struct VisionTasks: ParsableCommand {
         discussion: "Also the registered tasks (`vision-tasks TASK --help` for each):\n"
             + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
             + "\n\nThis build: \(KernelTierStatus.current).",
-        subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self,
+        subcommands: [ModelCommand.self, ImageCommand.self, FaceCommand.self,
                       ObjectTrackingCommand.self, WorkerCommand.self])
 
     /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to

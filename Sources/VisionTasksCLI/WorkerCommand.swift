@@ -256,9 +256,6 @@ final class Worker {
                         orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
         }
         switch request.task {
-        case .command(.pose):
-            let command = try parse(PoseCommand.self)
-            return plan(command.common, PoseLandmarker.self) { command.taskOptions }
         case .command(.face):
             let command = try parse(FaceCommand.self)
             return plan(command.common, FaceLandmarker.self) { command.taskOptions }

@@ -170,7 +170,7 @@ enum WorkerTask {
 
     /// The tasks with commands of their own.
     enum CommandTask: String, CaseIterable {
-        case pose, face, odt
+        case face, odt
     }
 
     init?(name: String) {
@@ -198,7 +198,6 @@ enum WorkerTask {
     var optionNames: [String] {
         let input = ["rotationDegrees", "orientation", "noExif", "maxFrames"]
         switch self {
-        case .command(.pose): return ["numPoses", "segmentation", "smoothing"] + input
         case .command(.face): return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
         case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
         case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input

@@ -14,9 +14,9 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
 
     private init(_ name: String) { rawValue = name }
 
-    public static let pose = TaskKind("pose"), face = TaskKind("face")
+    public static let face = TaskKind("face")
 
-    public static let allCases: [TaskKind] = [.pose, .face] + RegisteredTask.all.map { TaskKind($0.name) }
+    public static let allCases: [TaskKind] = [.face] + RegisteredTask.all.map { TaskKind($0.name) }
 
     /// The registered task behind this kind, if it is one.
     var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
@@ -25,7 +25,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
     /// models folder is the default (`?model=NAME` picks another).
     public var modelNames: [String] {
         switch self {
-        case .pose: return ["pose_landmarker_lite.task", "pose_landmarker_full.task", "pose_landmarker_heavy.task"]
         case .face: return ["face_landmarker.task"]
         default: return registered?.modelNames ?? []
         }
@@ -35,9 +34,6 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
     /// registered task's are checked by its description instead).
     var optionKinds: [String: OptionKind] {
         switch self {
-        case .pose:
-            return ["numPoses": .int, "minPoseDetectionConfidence": .float, "minPosePresenceConfidence": .float,
-                    "minTrackingConfidence": .float, "outputSegmentationMasks": .bool]
         case .face:
             return ["numFaces": .int, "minFaceDetectionConfidence": .float, "minFacePresenceConfidence": .float,
                     "minTrackingConfidence": .float, "outputFaceBlendshapes": .bool, "outputFacialTransformationMatrixes": .bool]
@@ -146,17 +142,6 @@ struct TaskSetup: Hashable, Sendable {
             return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
         }
         switch kind {
-        case .pose:
-            let options = PoseLandmarkerOptions()
-            configure(options)
-            if let v = int("numPoses") { options.numPoses = v }
-            if let v = float("minPoseDetectionConfidence") { options.minPoseDetectionConfidence = v }
-            if let v = float("minPosePresenceConfidence") { options.minPosePresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-            if let v = bool("outputSegmentationMasks") { options.outputSegmentationMasks = v }
-            let task = try PoseLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
         case .face:
             let options = FaceLandmarkerOptions()
             configure(options)

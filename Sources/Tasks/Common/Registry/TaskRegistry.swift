@@ -1,7 +1,8 @@
-/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Pose and face are still
-/// wired into each surface by hand; they move here next. ML Kit's `odt` is above this module.)
+/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Face is still wired into
+/// each surface by hand; it moves here next. ML Kit's `odt` is above this module.)
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
+        PoseLandmarker.registration,
         HandLandmarker.registration,
         GestureRecognizer.registration,
         ObjectDetector.registration,
