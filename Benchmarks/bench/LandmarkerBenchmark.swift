@@ -4,34 +4,13 @@ import VisionTasksImaging
 import VisionTasksTooling
 import VisionTasks
 
-/// What a bench job drives: one of the six tasks by its type, or a registered task (``TaskRegistry``) through its
-/// session.
+/// What a bench job drives: a registered task (``TaskRegistry``) through its session.
 protocol BenchedPipeline {
     /// One frame in image mode (`timestamp` nil) or video mode; the result is not kept.
     func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws
     func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
     func waitUntilIdle()
     var stageTimings: [NamedStageTimings] { get }
-}
-
-/// A task of ours by its type.
-struct BenchedTask: BenchedPipeline {
-    let task: any VisionTask
-
-    func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        if let timestamp {
-            _ = try task.process(videoFrame: image, timestampInMilliseconds: timestamp)
-        } else {
-            _ = try task.process(image: image)
-        }
-    }
-
-    func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try task.processAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-
-    func waitUntilIdle() { task.waitUntilIdle() }
-    var stageTimings: [NamedStageTimings] { task.stageTimings }
 }
 
 /// A registered task through its session.
@@ -63,8 +42,9 @@ enum LandmarkerBenchmark {
         /// The members each of the pipeline's stages (``NamedStageTimings``) invokes once a run, for the one-thread
         /// breakdown: models against the rest, ours and MediaPipe's.
         var stageMembers: [String: [String]]
-        /// A registered task: made from its description, timed beside MediaPipe's class of the description's name.
-        var registered: TaskDescription?
+        /// The registered task: made from its description, timed beside MediaPipe's (the timing script's code for
+        /// the task, or MediaPipe's class of the description's name).
+        var registered: TaskDescription
 
         /// A registered task's job: its bench model, photo, clip and members (``TaskBench``).
         static func registered(_ task: TaskDescription) -> Task {
@@ -72,12 +52,6 @@ enum LandmarkerBenchmark {
                  video: "../shared/videos/" + task.benchVideo, members: task.bench.members, stageMembers: task.bench.stageMembers,
                  registered: task)
         }
-
-        static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
-                               video: "../shared/videos/face_head_turning.mp4",
-                               members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"],
-                               stageMembers: ["detector": ["face_detector.tflite"], "landmarks": ["face_landmarks_detector.tflite"],
-                                              "blendshapes": ["face_blendshapes.tflite"]])
     }
 
     struct Arguments {
@@ -133,7 +107,7 @@ enum LandmarkerBenchmark {
                 }
                 a.mediapipe = value
             case "--segmentation-masks":
-                guard task.registered?.bench.masksOption != nil, ["on", "off"].contains(value) else {
+                guard task.registered.bench.masksOption != nil, ["on", "off"].contains(value) else {
                     throw BenchError("--segmentation-masks (pose) is on or off")
                 }
                 a.segmentationMasks = value == "on"
@@ -175,9 +149,8 @@ enum LandmarkerBenchmark {
         let venv = mediapipeVenvs[a.mediapipe]!
         let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
             ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
-                           arguments: [task.registered.map { $0.bench.script.map { $0 + (a.segmentationMasks ? "-masks" : "") }
-                                           ?? "registered:\($0.mediapipeClass):\($0.mediapipeMethod)" }
-                                           ?? task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+                           arguments: [task.registered.bench.script.map { $0 + (a.segmentationMasks ? "-masks" : "") }
+                                           ?? "registered:\(task.registered.mediapipeClass):\(task.registered.mediapipeMethod)", a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
             : nil
         // The version the script imported, as it says; the one asked for if it says none.
         let theirName = "MediaPipe \(mediapipe.map { $0.readyDetails.isEmpty ? a.mediapipe : $0.readyDetails } ?? a.mediapipe)"
@@ -300,7 +273,7 @@ enum LandmarkerBenchmark {
                 if let oneThread, !oursOne.isEmpty {
                     var task = task
                     // A registered task of one model (no stage members of its own): every stage runs it.
-                    if task.registered != nil, task.stageMembers.isEmpty { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
+                    if task.stageMembers.isEmpty { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
                     printOneThreadBreakdown(task, a, ours: (oneThread.stageTimings, oneThreadBefore), oursMean: mean(oursOne),
                                             theirsMean: mean(theirs), theirName: theirName, frames: oursOne.count)
                 }
@@ -388,32 +361,14 @@ enum LandmarkerBenchmark {
 
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
     static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchedPipeline, String) {
-        if let registered = task.registered {
-            // The job's options (MediaPipe's defaults unless it says otherwise) on both sides.
-            let bench = registered.bench
-            var values = bench.values
-            if let masks = bench.masksOption { values[masks] = .flag(a.segmentationMasks) }
-            var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads, values: values)
-            if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
-            let described = bench.described + (bench.masksOption != nil && a.segmentationMasks ? ", segmentation masks on" : "")
-            return (BenchedSession(session: try registered.open(setup)), described)
-        }
-        let (task, described) = try makeTask(task, a, runningMode: runningMode, sink: sink)
-        return (BenchedTask(task: task), described)
-    }
-
-    static func makeTask(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any VisionTask, String) {
-        func configured<Options: TaskOptions>(_ options: Options) -> Options {
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
-            if runningMode == .liveStream { options.liveStreamHandler = { _, outcome in sink.count(outcome) } }
-            return options
-        }
-        let options = configured(FaceLandmarkerOptions())
-        options.outputFaceBlendshapes = true
-        options.outputFacialTransformationMatrixes = true
-        return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
+        // The job's options (MediaPipe's defaults unless it says otherwise) on both sides.
+        let bench = task.registered.bench
+        var values = bench.values
+        if let masks = bench.masksOption { values[masks] = .flag(a.segmentationMasks) }
+        var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads, values: values)
+        if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
+        let described = bench.described + (bench.masksOption != nil && a.segmentationMasks ? ", segmentation masks on" : "")
+        return (BenchedSession(session: try task.registered.open(setup)), described)
     }
 
     /// VmHWM from /proc: the most resident memory the process has had.

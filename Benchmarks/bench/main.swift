@@ -15,8 +15,6 @@ do {
         try FormatBenchmark.run(arguments: Array(arguments.dropFirst()))
     case "image":
         try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
-    case "face":
-        try LandmarkerBenchmark.run(.face, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
@@ -25,7 +23,7 @@ do {
             break
         }
         let registered = TaskRegistry.tasks.map(\.bench.job).joined(separator: ", ")
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: face, \(registered), models, format, image\n".utf8))
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: \(registered), models, format, image\n".utf8))
         exit(2)
     }
 } catch {

@@ -1,14 +1,9 @@
 import Foundation
 import VisionTasks
 
-/// A task result as MediaPipe's reference JSON: the object under `result` in the `vision-tasks` commands' `--json`
-/// and `--jsonl` output and in the service's answers. One implementation for both surfaces, so that the service
-/// answers with exactly what the command line writes.
-public protocol ReferenceJSONConvertible {
-    var referenceJSON: [String: Any] { get }
-}
-
-/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field).
+/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field):
+/// the entries and lines the command line and the service write around each task's result, which its registration
+/// (``TaskRegistry``, in VisionTasks) makes.
 public enum ReferenceJSON {
     /// The MediaPipe release whose outputs and schema these results mirror.
     public static let mirroredVersion = "0.10.14"
@@ -30,40 +25,6 @@ public enum ReferenceJSON {
         data.append(UInt8(ascii: "\n"))
         return data
     }
-
-    /// A normalized or world landmark; MediaPipe's Python results carry visibility and presence on every landmark,
-    /// 0 where the model gives none (faces).
-    public static func point(_ x: Float, _ y: Float, _ z: Float, _ visibility: Float?, _ presence: Float?) -> [String: Any] {
-        ["x": Double(x), "y": Double(y), "z": Double(z), "visibility": Double(visibility ?? 0), "presence": Double(presence ?? 0)]
-    }
-
-    public static func category(_ c: ResultCategory) -> [String: Any] {
-        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
-    }
-
-    public static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
-        var out: [String: Any] = [
-            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
-            // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
-            "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in
-                (0..<m.rows).map { r in (0..<m.columns).map { c in Double(m.value(atRow: r, column: c)) } }
-            },
-        ]
-        identities(result.identities, into: &out)
-        return out
-    }
-
-    /// Our identities across frames (video and live stream), one per instance in the landmarks' order, under
-    /// `identities` — a key MediaPipe's schema does not have, so readers of its JSON are unaffected; absent in image
-    /// mode, where there are none.
-    static func identities(_ identities: [Int], into object: inout [String: Any]) {
-        if !identities.isEmpty { object["identities"] = identities }
-    }
-}
-
-extension FaceLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.face(self) }
 }
 
 /// Pixel coordinates for drawing and JSON: results of a hostile model may be NaN or huge, and `Int(_:)` traps on

@@ -8,11 +8,10 @@ struct VisionTasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
-        discussion: "Also the registered tasks (`vision-tasks TASK --help` for each):\n"
+        discussion: "The tasks (`vision-tasks TASK --help` for each):\n"
             + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
             + "\n\nThis build: \(KernelTierStatus.current).",
-        subcommands: [ModelCommand.self, ImageCommand.self, FaceCommand.self,
-                      ObjectTrackingCommand.self, WorkerCommand.self])
+        subcommands: [ModelCommand.self, ImageCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
 
     /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to
     /// ArgumentParser.

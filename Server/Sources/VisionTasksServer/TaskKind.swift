@@ -2,8 +2,8 @@ import Foundation
 import VisionTasks
 import VisionTasksResultJSON
 
-/// The tasks the service runs, by their route (`POST /v1/{task}`): the CLI's command names — the six written here,
-/// and every task of VisionTasks' task registry (``RegisteredTask``), which brings its models and options with it.
+/// The tasks the service runs, by their route (`POST /v1/{task}`): every task of VisionTasks' task registry
+/// (``RegisteredTask``) under its command name, which brings its models and options with it.
 public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
     public let rawValue: String
 
@@ -14,42 +14,14 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
 
     private init(_ name: String) { rawValue = name }
 
-    public static let face = TaskKind("face")
+    public static let allCases: [TaskKind] = RegisteredTask.all.map { TaskKind($0.name) }
 
-    public static let allCases: [TaskKind] = [.face] + RegisteredTask.all.map { TaskKind($0.name) }
-
-    /// The registered task behind this kind, if it is one.
+    /// The registered task behind this kind.
     var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
 
     /// The bundles and models this task takes, under the names MediaPipe ships them; the first one present in the
     /// models folder is the default (`?model=NAME` picks another).
-    public var modelNames: [String] {
-        switch self {
-        case .face: return ["face_landmarker.task"]
-        default: return registered?.modelNames ?? []
-        }
-    }
-
-    /// The query parameters that set the task's options, under MediaPipe's option names, and their types (a
-    /// registered task's are checked by its description instead).
-    var optionKinds: [String: OptionKind] {
-        switch self {
-        case .face:
-            return ["numFaces": .int, "minFaceDetectionConfidence": .float, "minFacePresenceConfidence": .float,
-                    "minTrackingConfidence": .float, "outputFaceBlendshapes": .bool, "outputFacialTransformationMatrixes": .bool]
-        default:
-            return [:]
-        }
-    }
-}
-
-enum OptionKind: Sendable { case int, float, bool, list }
-
-/// A parsed option value. Floats are kept as `Float`, the options' own type, so equal settings are equal keys.
-enum OptionValue: Hashable, Sendable {
-    case int(Int), float(Float), bool(Bool), list([String])
-    /// A registered task's value as given, checked by its description.
-    case text(String)
+    public var modelNames: [String] { registered?.modelNames ?? [] }
 }
 
 /// Everything that makes one task instance differ from another: the task, its model and its options. Instances
@@ -58,7 +30,9 @@ struct TaskSetup: Hashable, Sendable {
     let kind: TaskKind
     let modelName: String
     let modelPath: String
-    let options: [String: OptionValue]
+    /// Option values by MediaPipe's names, as given (a list's repeated parameters joined by commas), each checked by
+    /// the task's description.
+    let options: [String: String]
 
     /// Parameters every task takes besides its options.
     static let commonParameters: Set<String> = ["model", "name", "rotationDegrees", "maxFrames"]
@@ -77,43 +51,14 @@ struct TaskSetup: Hashable, Sendable {
         }
         modelName = model.name
         modelPath = model.path
-        var options: [String: OptionValue] = [:]
-        if let registered = kind.registered {
-            for (key, value) in query where !Self.commonParameters.contains(key) {
-                guard registered.optionNames.contains(key) else { throw .badRequest(Self.unknownParameter(key, kind, options: registered.optionNames)) }
-                do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
-                // Repeated names of a list option add to it, as the six tasks' lists do; any other option's last value
-                // counts.
-                if case let .text(earlier)? = options[key], registered.isList(option: key) {
-                    options[key] = .text(earlier + "," + value)
-                } else {
-                    options[key] = .text(value)
-                }
-            }
-            self.options = options
-            return
-        }
-        let kinds = kind.optionKinds
+        var options: [String: String] = [:]
+        guard let registered = kind.registered else { throw .notFound("no task '\(kind.rawValue)'") }
         for (key, value) in query where !Self.commonParameters.contains(key) {
-            guard let optionKind = kinds[key] else { throw .badRequest(Self.unknownParameter(key, kind, options: Array(kinds.keys))) }
-            switch optionKind {
-            case .int:
-                guard let number = Int(value) else { throw .badRequest("\(key) must be an integer (got '\(value)')") }
-                options[key] = .int(number)
-            case .float:
-                guard let number = Float(value), number.isFinite else { throw .badRequest("\(key) must be a finite number (got '\(value)')") }
-                options[key] = .float(number)
-            case .bool:
-                switch value.lowercased() {
-                case "true", "1": options[key] = .bool(true)
-                case "false", "0": options[key] = .bool(false)
-                default: throw .badRequest("\(key) must be true or false (got '\(value)')")
-                }
-            case .list:
-                // Repeated parameters or commas: `categoryAllowlist=cat,dog` or `categoryAllowlist=cat&categoryAllowlist=dog`.
-                let items = value.split(separator: ",").map(String.init)
-                if case let .list(earlier)? = options[key] { options[key] = .list(earlier + items) } else { options[key] = .list(items) }
-            }
+            guard registered.optionNames.contains(key) else { throw .badRequest(Self.unknownParameter(key, kind, options: registered.optionNames)) }
+            do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
+            // Repeated names of a list option add to it (`categoryAllowlist=cat&categoryAllowlist=dog`); any other
+            // option's last value counts.
+            options[key] = registered.isList(option: key) ? options[key].map { $0 + "," + value } ?? value : value
         }
         self.options = options
     }
@@ -122,41 +67,12 @@ struct TaskSetup: Hashable, Sendable {
         "unknown parameter '\(key)' for \(kind.rawValue) (options: \(options.sorted().joined(separator: ", ")); also \(commonParameters.sorted().joined(separator: ", ")))"
     }
 
-    private func int(_ name: String) -> Int? { if case let .int(v)? = options[name] { return v }; return nil }
-    private func float(_ name: String) -> Float? { if case let .float(v)? = options[name] { return v }; return nil }
-    private func bool(_ name: String) -> Bool? { if case let .bool(v)? = options[name] { return v }; return nil }
-    private func list(_ name: String) -> [String]? { if case let .list(v)? = options[name] { return v }; return nil }
-
     /// Builds a task instance with these settings in `mode` (image, or video for one clip). Throws the task's typed
     /// error: ``VisionTaskError/invalidOption(name:reason:)`` for an option out of its range.
     func makeInstance(mode: RunningMode, threads: Int) throws -> TaskInstance {
-        func configure(_ options: TaskOptions) {
-            options.baseOptions.modelAssetPath = modelPath
-            options.baseOptions.numThreads = threads
-            options.runningMode = mode
-        }
-        if let registered = kind.registered {
-            var texts: [String: String] = [:]
-            for case let (name, .text(text)) in options { texts[name] = text }
-            let session = try registered.session(modelPath: modelPath, video: mode == .video, threads: threads, options: texts)
-            return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
-        }
-        switch kind {
-        case .face:
-            let options = FaceLandmarkerOptions()
-            configure(options)
-            if let v = int("numFaces") { options.numFaces = v }
-            if let v = float("minFaceDetectionConfidence") { options.minFaceDetectionConfidence = v }
-            if let v = float("minFacePresenceConfidence") { options.minFacePresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-            if let v = bool("outputFaceBlendshapes") { options.outputFaceBlendshapes = v }
-            if let v = bool("outputFacialTransformationMatrixes") { options.outputFacialTransformationMatrixes = v }
-            let task = try FaceLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        default:
-            throw RequestError.notFound("no task '\(kind.rawValue)'")
-        }
+        guard let registered = kind.registered else { throw RequestError.notFound("no task '\(kind.rawValue)'") }
+        let session = try registered.session(modelPath: modelPath, video: mode == .video, threads: threads, options: options)
+        return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
     }
 }
 

@@ -1,8 +1,10 @@
-/// Every task the surfaces take from a ``TaskDescription``: one line per task. (Face is still wired into
-/// each surface by hand; it moves here next. ML Kit's `odt` is above this module.)
+/// Every task the surfaces take from a ``TaskDescription``: one line per task. (ML Kit's `odt`, in module MLKit above
+/// this one, is the one task still wired into the command line and the worker by hand: its ML Kit API is not a
+/// ``VisionTask``.)
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
         PoseLandmarker.registration,
+        FaceLandmarker.registration,
         HandLandmarker.registration,
         GestureRecognizer.registration,
         ObjectDetector.registration,
