@@ -1,7 +1,7 @@
 import Foundation
 
 /// The pieces of MediaPipe's reference JSON that registered tasks' results share (the schema of MediaPipe's Python
-/// results, field for field, as `VisionTasksResultJSON` writes the first six tasks').
+/// results, field for field; the first six tasks' answers keep their reference files' conventions where those differ).
 package enum AnswerJSON {
     /// A category; a missing name is null, as MediaPipe's Python results give it.
     package static func category(_ c: Category) -> [String: Any] {

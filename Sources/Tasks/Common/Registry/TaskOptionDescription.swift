@@ -81,12 +81,14 @@ package struct TaskOptionDescription: Sendable {
     }
 
     /// An option that is one of an enumeration's cases, by their raw names.
-    package static func choice<Options: TaskOptions, Value: RawRepresentable & CaseIterable>(
+    package static func choice<Options: TaskOptions, Value: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ path: ReferenceWritableKeyPath<Options, Value> & Sendable, help: String
     ) -> Self where Value.RawValue == String {
         let names = Value.allCases.map(\.rawValue)
+        // The cases by name, looked up in the closure (which then needs no `Value` metatype, not Sendable before Swift 6.2).
+        let cases = Dictionary(Value.allCases.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         return TaskOptionDescription(name: name, kind: .choice(names), help: help, defaultValue: .name(Options()[keyPath: path].rawValue)) { value, options in
-            if case let .name(v) = value, let options = options as? Options, let chosen = Value(rawValue: v) { options[keyPath: path] = chosen }
+            if case let .name(v) = value, let options = options as? Options, let chosen = cases[v] { options[keyPath: path] = chosen }
         }
     }
 
