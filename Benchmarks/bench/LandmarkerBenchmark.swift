@@ -4,34 +4,13 @@ import VisionTasksImaging
 import VisionTasksTooling
 import VisionTasks
 
-/// What a bench job drives: one of the six tasks by its type, or a registered task (``TaskRegistry``) through its
-/// session.
+/// What a bench job drives: a registered task (``TaskRegistry``) through its session.
 protocol BenchedPipeline {
     /// One frame in image mode (`timestamp` nil) or video mode; the result is not kept.
     func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws
     func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws
     func waitUntilIdle()
     var stageTimings: [NamedStageTimings] { get }
-}
-
-/// A task of ours by its type.
-struct BenchedTask: BenchedPipeline {
-    let task: any VisionTask
-
-    func processFrame(_ image: MPImage, timestampInMilliseconds timestamp: Int?) throws {
-        if let timestamp {
-            _ = try task.process(videoFrame: image, timestampInMilliseconds: timestamp)
-        } else {
-            _ = try task.process(image: image)
-        }
-    }
-
-    func processAsync(image: MPImage, timestampInMilliseconds timestamp: Int) throws {
-        try task.processAsync(image: image, timestampInMilliseconds: timestamp)
-    }
-
-    func waitUntilIdle() { task.waitUntilIdle() }
-    var stageTimings: [NamedStageTimings] { task.stageTimings }
 }
 
 /// A registered task through its session.
@@ -63,41 +42,16 @@ enum LandmarkerBenchmark {
         /// The members each of the pipeline's stages (``NamedStageTimings``) invokes once a run, for the one-thread
         /// breakdown: models against the rest, ours and MediaPipe's.
         var stageMembers: [String: [String]]
-        /// A registered task: made from its description, timed beside MediaPipe's class of the description's name.
-        var registered: TaskDescription?
+        /// The registered task: made from its description, timed beside MediaPipe's (the timing script's code for
+        /// the task, or MediaPipe's class of the description's name).
+        var registered: TaskDescription
 
-        /// A registered task's job: its first model, bench photo and clip, its one model for every stage.
+        /// A registered task's job: its bench model, photo, clip and members (``TaskBench``).
         static func registered(_ task: TaskDescription) -> Task {
-            Task(name: task.name, model: "Models/" + (task.modelNames.first ?? ""), image: "../shared/images/" + task.benchImage,
-                 video: "../shared/videos/" + task.benchVideo, members: [""], stageMembers: [:], registered: task)
+            Task(name: task.name, model: "Models/" + task.bench.model, image: "../shared/images/" + task.benchImage,
+                 video: "../shared/videos/" + task.benchVideo, members: task.bench.members, stageMembers: task.bench.stageMembers,
+                 registered: task)
         }
-
-        static let pose = Task(name: "pose", model: "Models/pose_landmarker_lite.task", image: "../shared/images/pose4.jpg",
-                               video: "../shared/videos/full_body_juggle.mp4",
-                               members: ["pose_detector.tflite", "pose_landmarks_detector.tflite"],
-                               stageMembers: ["detector": ["pose_detector.tflite"], "landmarks": ["pose_landmarks_detector.tflite"]])
-        static let face = Task(name: "face", model: "Models/face_landmarker.task", image: "../shared/images/face_landmark_ex1.jpg",
-                               video: "../shared/videos/face_head_turning.mp4",
-                               members: ["face_detector.tflite", "face_landmarks_detector.tflite", "face_blendshapes.tflite"],
-                               stageMembers: ["detector": ["face_detector.tflite"], "landmarks": ["face_landmarks_detector.tflite"],
-                                              "blendshapes": ["face_blendshapes.tflite"]])
-        static let hand = Task(name: "hand", model: "Models/hand_landmarker.task", image: "../shared/images/hand_two_palms.png",
-                               video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
-                               members: ["hand_detector.tflite", "hand_landmarks_detector.tflite"],
-                               stageMembers: ["detector": ["hand_detector.tflite"], "landmarks": ["hand_landmarks_detector.tflite"]])
-        static let gesture = Task(name: "gesture", model: "Models/gesture_recognizer.task", image: "../shared/images/hand_two_palms.png",
-                                  video: "../shared/videos/hand_gesture_fist_thumbsup.mp4",
-                                  members: ["hand_landmarker.task/hand_detector.tflite", "hand_landmarker.task/hand_landmarks_detector.tflite",
-                                            "hand_gesture_recognizer.task/gesture_embedder.tflite",
-                                            "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"],
-                                  stageMembers: ["detector": ["hand_landmarker.task/hand_detector.tflite"],
-                                                 "landmarks": ["hand_landmarker.task/hand_landmarks_detector.tflite"],
-                                                 "gestures": ["hand_gesture_recognizer.task/gesture_embedder.tflite",
-                                                              "hand_gesture_recognizer.task/canned_gesture_classifier.tflite"]])
-        static let objects = Task(name: "object", model: "Models/ssd_mobilenet_v1.tflite", image: "../shared/images/obj_street_people.jpg",
-                                  video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["detector": [""]])
-        static let classify = Task(name: "classify", model: "Models/efficientnet_lite0.tflite", image: "../shared/images/coral_bird.png",
-                                   video: "../shared/videos/outdoor_person_dog_sam2.mp4", members: [""], stageMembers: ["classifier": [""]])
     }
 
     struct Arguments {
@@ -153,7 +107,9 @@ enum LandmarkerBenchmark {
                 }
                 a.mediapipe = value
             case "--segmentation-masks":
-                guard task.name == "pose", ["on", "off"].contains(value) else { throw BenchError("--segmentation-masks (pose) is on or off") }
+                guard task.registered.bench.masksOption != nil, ["on", "off"].contains(value) else {
+                    throw BenchError("--segmentation-masks (pose) is on or off")
+                }
                 a.segmentationMasks = value == "on"
             default:
                 throw BenchError("unknown option \(flag) (options: --model --image --video --mode --frames --rounds --threads --mediapipe --segmentation-masks)")
@@ -193,8 +149,8 @@ enum LandmarkerBenchmark {
         let venv = mediapipeVenvs[a.mediapipe]!
         let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
             ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
-                           arguments: [task.registered.map { "registered:\($0.mediapipeClass):\($0.mediapipeMethod)" }
-                                           ?? task.name + (a.segmentationMasks ? "-masks" : ""), a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+                           arguments: [task.registered.bench.script.map { $0 + (a.segmentationMasks ? "-masks" : "") }
+                                           ?? "registered:\(task.registered.mediapipeClass):\(task.registered.mediapipeMethod)", a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
             : nil
         // The version the script imported, as it says; the one asked for if it says none.
         let theirName = "MediaPipe \(mediapipe.map { $0.readyDetails.isEmpty ? a.mediapipe : $0.readyDetails } ?? a.mediapipe)"
@@ -316,8 +272,8 @@ enum LandmarkerBenchmark {
                 }
                 if let oneThread, !oursOne.isEmpty {
                     var task = task
-                    // A registered task has one model, which every stage runs.
-                    if task.registered != nil { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
+                    // A registered task of one model (no stage members of its own): every stage runs it.
+                    if task.stageMembers.isEmpty { task.stageMembers = Dictionary(uniqueKeysWithValues: oneThread.stageTimings.map { ($0.stage, [""]) }) }
                     printOneThreadBreakdown(task, a, ours: (oneThread.stageTimings, oneThreadBefore), oursMean: mean(oursOne),
                                             theirsMean: mean(theirs), theirName: theirName, frames: oursOne.count)
                 }
@@ -405,45 +361,14 @@ enum LandmarkerBenchmark {
 
     /// The task under test in `runningMode`, live-stream results counted by `sink`, and how its options are set.
     static func make(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any BenchedPipeline, String) {
-        if let registered = task.registered {
-            // MediaPipe's defaults on both sides.
-            var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads)
-            if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
-            return (BenchedSession(session: try registered.open(setup)), "default options")
-        }
-        let (task, described) = try makeTask(task, a, runningMode: runningMode, sink: sink)
-        return (BenchedTask(task: task), described)
-    }
-
-    static func makeTask(_ task: Task, _ a: Arguments, runningMode: RunningMode, sink: LiveSink) throws -> (any VisionTask, String) {
-        func configured<Options: TaskOptions>(_ options: Options) -> Options {
-            options.baseOptions.modelAssetPath = a.model
-            options.baseOptions.numThreads = a.threads
-            options.runningMode = runningMode
-            if runningMode == .liveStream { options.liveStreamHandler = { _, outcome in sink.count(outcome) } }
-            return options
-        }
-        switch task.name {
-        case "classify":
-            return (try ImageClassifier(options: configured(ImageClassifierOptions())), "default options")
-        case "object":
-            // MediaPipe's defaults on both sides (every detection the model's post-processing keeps).
-            return (try ObjectDetector(options: configured(ObjectDetectorOptions())), "default options")
-        case "hand":
-            // numHands 1, MediaPipe's default, as the MediaPipe side runs.
-            return (try HandLandmarker(options: configured(HandLandmarkerOptions())), "numHands 1 (MediaPipe's default)")
-        case "gesture":
-            return (try GestureRecognizer(options: configured(GestureRecognizerOptions())), "numHands 1 (MediaPipe's default)")
-        case "face":
-            let options = configured(FaceLandmarkerOptions())
-            options.outputFaceBlendshapes = true
-            options.outputFacialTransformationMatrixes = true
-            return (try FaceLandmarker(options: options), "numFaces 1 (MediaPipe's default), blendshapes and transformation matrices on")
-        default:
-            let options = configured(PoseLandmarkerOptions())
-            options.outputSegmentationMasks = a.segmentationMasks
-            return (try PoseLandmarker(options: options), "numPoses 1 (MediaPipe's default)" + (a.segmentationMasks ? ", segmentation masks on" : ""))
-        }
+        // The job's options (MediaPipe's defaults unless it says otherwise) on both sides.
+        let bench = task.registered.bench
+        var values = bench.values
+        if let masks = bench.masksOption { values[masks] = .flag(a.segmentationMasks) }
+        var setup = TaskSetup(modelPath: a.model, runningMode: runningMode, threads: a.threads, values: values)
+        if runningMode == .liveStream { setup.liveStreamHandler = { _, outcome in sink.count(outcome) } }
+        let described = bench.described + (bench.masksOption != nil && a.segmentationMasks ? ", segmentation masks on" : "")
+        return (BenchedSession(session: try task.registered.open(setup)), described)
     }
 
     /// VmHWM from /proc: the most resident memory the process has had.

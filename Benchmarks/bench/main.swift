@@ -15,27 +15,15 @@ do {
         try FormatBenchmark.run(arguments: Array(arguments.dropFirst()))
     case "image":
         try ImageBenchmark.run(arguments: Array(arguments.dropFirst()))
-    case "pose":
-        try LandmarkerBenchmark.run(.pose, arguments: Array(arguments.dropFirst()))
-    case "face":
-        try LandmarkerBenchmark.run(.face, arguments: Array(arguments.dropFirst()))
-    case "hand":
-        try LandmarkerBenchmark.run(.hand, arguments: Array(arguments.dropFirst()))
-    case "gesture":
-        try LandmarkerBenchmark.run(.gesture, arguments: Array(arguments.dropFirst()))
-    case "classify":
-        try LandmarkerBenchmark.run(.classify, arguments: Array(arguments.dropFirst()))
-    case "objects":
-        try LandmarkerBenchmark.run(.objects, arguments: Array(arguments.dropFirst()))
     case "models":
         try ModelsBenchmark.run(arguments: Array(arguments.dropFirst()))
     default:
-        if let task = TaskRegistry.task(named: job) {
+        if let task = TaskRegistry.tasks.first(where: { $0.bench.job == job }) {
             try LandmarkerBenchmark.run(.registered(task), arguments: Array(arguments.dropFirst()))
             break
         }
-        let registered = TaskRegistry.tasks.map(\.name).joined(separator: ", ")
-        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: pose, face, hand, gesture, objects, classify, \(registered), models, format, image\n".utf8))
+        let registered = TaskRegistry.tasks.map(\.bench.job).joined(separator: ", ")
+        FileHandle.standardError.write(Data("bench: unknown job '\(job)'; jobs: \(registered), models, format, image\n".utf8))
         exit(2)
     }
 } catch {

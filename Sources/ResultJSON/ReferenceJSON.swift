@@ -1,14 +1,9 @@
 import Foundation
 import VisionTasks
 
-/// A task result as MediaPipe's reference JSON: the object under `result` in the `vision-tasks` commands' `--json`
-/// and `--jsonl` output and in the service's answers. One implementation for both surfaces, so that the service
-/// answers with exactly what the command line writes.
-public protocol ReferenceJSONConvertible {
-    var referenceJSON: [String: Any] { get }
-}
-
-/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field).
+/// Results in the schema of the MediaPipe reference results (what MediaPipe's Python results give, field for field):
+/// the entries and lines the command line and the service write around each task's result, which its registration
+/// (``TaskRegistry``, in VisionTasks) makes.
 public enum ReferenceJSON {
     /// The MediaPipe release whose outputs and schema these results mirror.
     public static let mirroredVersion = "0.10.14"
@@ -30,122 +25,10 @@ public enum ReferenceJSON {
         data.append(UInt8(ascii: "\n"))
         return data
     }
-
-    /// A normalized or world landmark; MediaPipe's Python results carry visibility and presence on every landmark,
-    /// 0 where the model gives none (faces).
-    public static func point(_ x: Float, _ y: Float, _ z: Float, _ visibility: Float?, _ presence: Float?) -> [String: Any] {
-        ["x": Double(x), "y": Double(y), "z": Double(z), "visibility": Double(visibility ?? 0), "presence": Double(presence ?? 0)]
-    }
-
-    public static func category(_ c: ResultCategory) -> [String: Any] {
-        ["index": c.index, "score": Double(c.score), "categoryName": c.categoryName ?? "", "displayName": c.displayName ?? ""]
-    }
-
-    public static func pose(_ result: PoseLandmarkerResult) -> [String: Any] {
-        var out: [String: Any] = [
-            "landmarks": result.landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": result.worldLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        identities(result.identities, into: &out)
-        out["segmentationMasks"] = result.segmentationMasks.map { mask -> [String: Any] in
-            let values = mask.float32Values
-            let count = Double(max(values.count, 1))
-            return ["width": mask.width, "height": mask.height,
-                    "mean": values.reduce(0) { $0 + Double($1) } / count,
-                    "fractionAbove0.5": Double(values.filter { $0 > 0.5 }.count) / count]
-        }
-        return out
-    }
-
-    public static func face(_ result: FaceLandmarkerResult) -> [String: Any] {
-        var out: [String: Any] = [
-            "faceLandmarks": result.faceLandmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "faceBlendshapes": result.faceBlendshapes.map { $0.categories.map(category) },
-            // Rows of the true matrix (translation in the last column), as MediaPipe's Python results give it.
-            "facialTransformationMatrixes": result.facialTransformationMatrixes.map { m in
-                (0..<m.rows).map { r in (0..<m.columns).map { c in Double(m.value(atRow: r, column: c)) } }
-            },
-        ]
-        identities(result.identities, into: &out)
-        return out
-    }
-
-    /// Our identities across frames (video and live stream), one per instance in the landmarks' order, under
-    /// `identities` — a key MediaPipe's schema does not have, so readers of its JSON are unaffected; absent in image
-    /// mode, where there are none.
-    static func identities(_ identities: [Int], into object: inout [String: Any]) {
-        if !identities.isEmpty { object["identities"] = identities }
-    }
-
-    /// `hand.json` / `gesture.json`: handedness, gestures (gesture recognizer only), landmarks and world landmarks.
-    public static func hands(handedness: [[ResultCategory]], gestures: [[ResultCategory]]?, landmarks: [[NormalizedLandmark]],
-                             world: [[Landmark]], identities: [Int] = []) -> [String: Any] {
-        var out: [String: Any] = [
-            "handedness": handedness.map { $0.map(category) },
-            "landmarks": landmarks.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-            "worldLandmarks": world.map { $0.map { point($0.x, $0.y, $0.z, $0.visibility?.floatValue, $0.presence?.floatValue) } },
-        ]
-        if let gestures { out["gestures"] = gestures.map { $0.map(category) } }
-        Self.identities(identities, into: &out)
-        return out
-    }
-
-    /// `object.json`'s schema: pixel boxes; a labelled detection's index and display name as null, as MediaPipe's
-    /// Python results give them.
-    public static func objects(_ result: ObjectDetectorResult) -> [String: Any] {
-        // A model's NaN box is written as null, not converted (Int(_:) traps on it).
-        func pixel(_ value: CGFloat) -> Any { pixelCoordinate(Double(value)).map { $0 as Any } ?? NSNull() }
-        return ["detections": result.detections.map { detection -> [String: Any] in
-            let box = detection.boundingBox
-            return [
-                "boundingBox": ["originX": pixel(box.minX), "originY": pixel(box.minY), "width": pixel(box.width), "height": pixel(box.height)],
-                "categories": detection.categories.map { c -> [String: Any] in
-                    ["index": c.index < 0 ? NSNull() : c.index as Any, "score": Double(c.score),
-                     "categoryName": c.categoryName ?? NSNull(), "displayName": c.displayName ?? NSNull()]
-                },
-            ]
-        }]
-    }
-
-    /// `classify.json`'s schema: one array of categories per head.
-    public static func classifications(_ result: ImageClassifierResult) -> [String: Any] {
-        ["classifications": result.classificationResult.classifications.map { $0.categories.map(category) }]
-    }
-}
-
-extension PoseLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.pose(self) }
-}
-
-extension FaceLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.face(self) }
-}
-
-extension HandLandmarkerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: nil, landmarks: landmarks, world: worldLandmarks, identities: identities)
-    }
-}
-
-extension GestureRecognizerResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] {
-        ReferenceJSON.hands(handedness: handedness, gestures: gestures, landmarks: landmarks, world: worldLandmarks, identities: identities)
-    }
-}
-
-extension ObjectDetectorResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.objects(self) }
-}
-
-extension ImageClassifierResult: ReferenceJSONConvertible {
-    public var referenceJSON: [String: Any] { ReferenceJSON.classifications(self) }
 }
 
 /// Pixel coordinates for drawing and JSON: results of a hostile model may be NaN or huge, and `Int(_:)` traps on
 /// those. Non-finite values give nil (nothing is drawn); finite ones are clamped well off any canvas.
-public func pixelCoordinate(_ value: Double) -> Int? {
-    guard value.isFinite else { return nil }
-    return Int(min(max(value.rounded(.towardZero), -1_000_000), 1_000_000))
-}
+public func pixelCoordinate(_ value: Double) -> Int? { AnswerJSON.clampedPixel(value) }
 
 public func pixelCoordinate(_ value: Float) -> Int? { pixelCoordinate(Double(value)) }

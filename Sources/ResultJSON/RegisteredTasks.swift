@@ -16,17 +16,25 @@ public struct RegisteredTask: Sendable {
     public var name: String { task.name }
     /// The models it takes under the names MediaPipe ships them; the first one found is the default.
     public var modelNames: [String] { task.modelNames }
-    /// Its options, by MediaPipe's names.
-    public var optionNames: [String] { task.options.map(\.name) }
+    /// Its options, by MediaPipe's names (those the service offers).
+    public var optionNames: [String] { task.options(on: .service).map(\.name) }
     /// Whether it has a video mode (`POST /v1/{task}/video`).
     public var hasVideoMode: Bool { task.runningModes.contains(.video) }
 
+    /// Whether the option is a list of names, which repeated parameters add to (a repeated value of any other
+    /// option replaces the earlier one).
+    public func isList(option name: String) -> Bool { serviceOption(named: name)?.kind == .names }
+
+    private func serviceOption(named name: String) -> TaskOptionDescription? {
+        task.options(on: .service).first { $0.name == name }
+    }
+
     /// Checks one option's text as the command line checks it; the error's description names the option.
     public func check(option name: String, value text: String) throws {
-        guard let option = task.option(named: name) else {
+        guard let option = serviceOption(named: name) else {
             throw RegisteredTaskError("unknown parameter '\(name)' for \(task.name) (options: \(optionNames.sorted().joined(separator: ", ")))")
         }
-        do { _ = try option.value(parsing: text, label: name) } catch { throw RegisteredTaskError(error.description) }
+        do { _ = try option.value(parsing: text, label: name, on: .service) } catch { throw RegisteredTaskError(error.description) }
     }
 
     /// A session in image mode, or video mode for one clip; `options` by MediaPipe's names, each value as
@@ -36,8 +44,8 @@ public struct RegisteredTask: Sendable {
         guard !video || hasVideoMode else { throw RegisteredTaskError("\(task.name) has no video mode (it takes images only)") }
         var values: [String: TaskOptionValue] = [:]
         for (name, text) in options {
-            guard let option = task.option(named: name) else { throw RegisteredTaskError("unknown parameter '\(name)' for \(task.name)") }
-            do { values[name] = try option.value(parsing: text, label: name) } catch { throw RegisteredTaskError(error.description) }
+            guard let option = serviceOption(named: name) else { throw RegisteredTaskError("unknown parameter '\(name)' for \(task.name)") }
+            do { values[name] = try option.value(parsing: text, label: name, on: .service) } catch { throw RegisteredTaskError(error.description) }
         }
         return RegisteredTaskSession(try task.open(TaskSetup(modelPath: modelPath, runningMode: video ? .video : .image,
                                                              threads: threads, values: values)))

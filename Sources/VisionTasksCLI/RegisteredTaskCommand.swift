@@ -64,6 +64,7 @@ struct RegisteredTaskCommand: ParsableCommand {
     /// is an option.
     static func split(_ arguments: [String], for task: TaskDescription) throws -> (values: [String: TaskOptionValue], rest: [String]) {
         var values: [String: TaskOptionValue] = [:], rest: [String] = []
+        let options = task.options(on: .commandLine)
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -74,11 +75,11 @@ struct RegisteredTaskCommand: ParsableCommand {
             }
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let flag = String(parts[0])
-            if let option = task.options.first(where: { $0.kind == .flag && "--no-" + $0.flag.dropFirst(2) == flag }), parts.count == 1 {
+            if let option = options.first(where: { $0.kind == .flag && "--no-" + $0.flag.dropFirst(2) == flag }), parts.count == 1 {
                 values[option.name] = .flag(false)
                 continue
             }
-            guard let option = task.options.first(where: { $0.flag == flag }) else {
+            guard let option = options.first(where: { $0.flag == flag }) else {
                 rest.append(argument)
                 continue
             }
@@ -100,15 +101,22 @@ struct RegisteredTaskCommand: ParsableCommand {
                 values[option.name] = value
             }
         }
+        for group in task.exclusiveOptions {
+            let given = options.filter { group.contains($0.name) && values[$0.name].map { $0 != .names([]) } == true }
+            if given.count > 1 { throw ValidationError(given.map(\.flag).joined(separator: " and ") + " are exclusive") }
+        }
+        for option in options where values[option.name] == nil {
+            if let value = option.commandLineDefault { values[option.name] = value }
+        }
         return (values, rest)
     }
 
     /// The task's options for `--help`.
     static func optionsHelp(_ task: TaskDescription) -> String {
         var lines = ["\(task.title) options (MediaPipe's names in kebab case):"]
-        for option in task.options {
+        for option in task.options(on: .commandLine) {
             let usage = option.kind == .flag ? "\(option.flag) / --no-\(option.flag.dropFirst(2))" : "\(option.flag) <\(option.kindDescription)>"
-            lines.append("  \(usage)\n        \(option.help) (default: \(option.defaultValue))")
+            lines.append("  \(usage)\n        \(option.help) (default: \(option.commandLineDefault ?? option.defaultValue))")
         }
         lines.append("Models: \(task.modelNames.joined(separator: ", ")). Running modes: \(task.runningModes.map { "\($0)" }.joined(separator: ", ")).")
         return lines.joined(separator: "\n")
@@ -119,7 +127,9 @@ struct RegisteredTaskCommand: ParsableCommand {
 enum MarkDrawing {
     static func draw(_ marks: [TaskMark], on image: MPImage) -> Canvas {
         var canvas = Canvas(image: image)
-        let scale = max(1, Double(max(image.width, image.height)) / 600)
+        let longerSide = max(image.width, image.height)
+        let scale = max(1, Double(longerSide) / 600)
+        func pixels(_ p: NormalizedMarkPoint) -> (x: Double, y: Double) { (p.x * Double(image.width), p.y * Double(image.height)) }
         for mark in marks {
             switch mark {
             case let .box(box, label):
@@ -130,8 +140,29 @@ enum MarkDrawing {
                 canvas.drawPoint(x: x * Double(image.width), y: y * Double(image.height), radius: 2 * scale, .red)
             case let .confidence(mask):
                 canvas.overlay(mask: mask.float32Values, maskWidth: mask.width, maskHeight: mask.height, .green)
+            case let .overlay(mask, color, opacity):
+                canvas.overlay(mask: mask.float32Values, maskWidth: mask.width, maskHeight: mask.height, Self.color(color), opacity: opacity)
+            case let .segment(from, to, width, color):
+                canvas.drawLine(from: pixels(from), to: pixels(to), thickness: width.pixels(longerSide: longerSide), Self.color(color))
+            case let .dot(point, radius, color):
+                let p = pixels(point)
+                canvas.drawPoint(x: p.x, y: p.y, radius: radius.pixels(longerSide: longerSide), Self.color(color))
+            case let .text(text, point, offset, line, size):
+                let p = pixels(point)
+                guard let x = pixelCoordinate(p.x), let y = pixelCoordinate(p.y) else { continue }
+                let textScale = size.textScale(longerSide: longerSide)
+                canvas.drawLabel(text, x: x + offset.x, y: y + offset.y + line * 10 * textScale, scale: textScale, .white)
             }
         }
         return canvas
+    }
+
+    static func color(_ color: MarkColor) -> Canvas.Color {
+        switch color {
+        case .red: return .red
+        case .green: return .green
+        case .blue: return .blue
+        case .white: return .white
+        }
     }
 }

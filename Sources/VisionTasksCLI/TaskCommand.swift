@@ -51,13 +51,6 @@ struct TaskCommandOptions: ParsableArguments {
     }
 }
 
-/// A task's result as the commands write it: MediaPipe's reference JSON (VisionTasksResultJSON's, shared with the
-/// service), a drawing and a one-line summary.
-protocol CommandResult: ReferenceJSONConvertible {
-    func drawing(on image: MPImage) -> Canvas
-    var summary: String { get }
-}
-
 /// Feeds a task its inputs in the options' running mode and writes what comes back.
 struct TaskCommandRunner {
     let options: TaskCommandOptions
@@ -86,24 +79,6 @@ struct TaskCommandRunner {
         let json: [String: Any]
         let summary: String
         let drawing: (MPImage) -> Canvas
-    }
-
-    /// Creates the task from `options` with the command line's model, threads and running mode, and runs it.
-    func run<Task: VisionTask>(_: Task.Type, _ taskOptions: Task.Options) throws where Task.Result: CommandResult {
-        taskOptions.baseOptions.modelAssetPath = options.model
-        taskOptions.baseOptions.numThreads = options.threads
-        taskOptions.runningMode = options.runningMode
-        if let live { taskOptions.liveStreamHandler = { [live] in live.answer($1, timestamp: $0) } }
-        let task: Task
-        do { task = try Task(options: taskOptions) } catch { throw CLIError(description: "\(options.model): \(error)") }
-        if let live {
-            try runLiveStream(live: live, send: { try task.processAsync(image: $0, timestampInMilliseconds: $1) }, wait: task.waitUntilIdle)
-            return
-        }
-        try runFrames { image, timestamp in
-            let result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
-            return Answered(json: result.referenceJSON, summary: result.summary, drawing: result.drawing(on:))
-        }
     }
 
     /// Opens a registered task (``TaskRegistry``) with the command line's model, threads, running mode and the task's
@@ -263,7 +238,7 @@ final class LiveStreamCollector: @unchecked Sendable {
     func answer(_ outcome: LiveStreamOutcome<any Sendable>, timestamp: Int) {
         switch outcome {
         case .dropped: dropped(timestamp: timestamp)
-        case let .result(result): finished((result as? TaskAnswer)?.json ?? (result as? any CommandResult)?.referenceJSON, timestamp: timestamp, error: nil)
+        case let .result(result): finished((result as? TaskAnswer)?.json, timestamp: timestamp, error: nil)
         case let .failure(error): finished(nil, timestamp: timestamp, error: error)
         }
     }

@@ -8,17 +8,20 @@ struct VisionTasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-tasks",
         abstract: "MediaPipe-style vision tasks on the CPU, in Swift.",
-        discussion: "Also the registered tasks (`vision-tasks TASK --help` for each):\n"
+        discussion: "The tasks (`vision-tasks TASK --help` for each):\n"
             + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
             + "\n\nThis build: \(KernelTierStatus.current).",
-        subcommands: [ModelCommand.self, ImageCommand.self, PoseCommand.self, FaceCommand.self, HandCommand.self, GestureCommand.self,
-                      ObjectCommand.self, ClassifyCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
+        subcommands: [ModelCommand.self, ImageCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
 
-    /// A registered task's name goes to its command (``RegisteredTaskCommand``); anything else to ArgumentParser.
+    /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to
+    /// ArgumentParser.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let name = arguments.first, let task = TaskRegistry.task(named: name) {
             RegisteredTaskCommand.main(task, arguments: Array(arguments.dropFirst()))
+        }
+        if arguments.count == 2, arguments[0] == "help", let task = TaskRegistry.task(named: arguments[1]) {
+            RegisteredTaskCommand.main(task, arguments: ["--help"])
         }
         main(nil)
     }

@@ -76,32 +76,6 @@ protocol FrameSession: AnyObject {
     func startClip() throws
 }
 
-/// A MediaPipe-style task, loaded once, answering as the CLI's task commands write (`ResultOutput.write(image:…)`).
-final class TaskFrameSession<Task: VisionTask>: FrameSession where Task.Result: CommandResult {
-    private let task: Task
-
-    init(_ options: Task.Options, model: String, threads: Int, mode: RunningMode) throws {
-        options.baseOptions.modelAssetPath = model
-        options.baseOptions.numThreads = threads
-        options.runningMode = mode
-        do { task = try Task(options: options) } catch { throw WorkerFailure(.modelError, "\(model): \(error)") }
-    }
-
-    func startClip() throws {
-        do { try task.startNewVideo() } catch { throw WorkerFailure(.processingError, "\(error)") }
-    }
-
-    func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any] {
-        let result: Task.Result
-        do {
-            result = try timestamp.map { try task.process(videoFrame: image, timestampInMilliseconds: $0) } ?? task.process(image: image)
-        } catch { throw WorkerFailure(.processingError, "\(label): \(error)") }
-        // ResultOutput.write(image:width:height:timestamp:result:)'s entry, field for field.
-        return ["image": label, "width": image.width, "height": image.height,
-                "timestampMs": timestamp.map { $0 as Any } ?? NSNull(), "result": result.referenceJSON]
-    }
-}
-
 /// A registered task (``TaskRegistry``), loaded once, answering as `vision-tasks TASK` writes.
 final class RegisteredFrameSession: FrameSession {
     private let session: any TaskSession
@@ -250,31 +224,8 @@ final class Worker {
                 throw WorkerFailure(.badOptions, Command.message(for: error))
             }
         }
-        func plan<Task: VisionTask>(_ common: TaskCommandOptions, _: Task.Type, _ options: @escaping () -> Task.Options) -> SessionPlan
-        where Task.Result: CommandResult {
-            SessionPlan(load: { mode in try TaskFrameSession<Task>(options(), model: model, threads: threads, mode: mode) },
-                        orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
-        }
         switch request.task {
-        case .command(.pose):
-            let command = try parse(PoseCommand.self)
-            return plan(command.common, PoseLandmarker.self) { command.taskOptions }
-        case .command(.face):
-            let command = try parse(FaceCommand.self)
-            return plan(command.common, FaceLandmarker.self) { command.taskOptions }
-        case .command(.hand):
-            let command = try parse(HandCommand.self)
-            return plan(command.common, HandLandmarker.self) { command.hands.configured(HandLandmarkerOptions(), common: command.common) }
-        case .command(.gesture):
-            let command = try parse(GestureCommand.self)
-            return plan(command.common, GestureRecognizer.self) { command.hands.configured(GestureRecognizerOptions(), common: command.common) }
-        case .command(.object):
-            let command = try parse(ObjectCommand.self)
-            return plan(command.common, ObjectDetector.self) { command.categories.configured(ObjectDetectorOptions()) }
-        case .command(.classify):
-            let command = try parse(ClassifyCommand.self)
-            return plan(command.common, ImageClassifier.self) { command.categories.configured(ImageClassifierOptions()) }
-        case .command(.odt):
+        case .odt:
             return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
         case let .registered(task):
             // The command's own split and parser: the same names, ranges and messages as `vision-tasks TASK`.

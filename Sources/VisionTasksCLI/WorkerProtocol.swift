@@ -162,22 +162,18 @@ enum JSONValue {
     }
 }
 
-/// The tasks a worker runs: the CLI's task commands, by their names — those written as commands of their own, and
-/// every registered task (``TaskRegistry``).
+/// The tasks a worker runs: the CLI's task commands, by their names — every registered task (``TaskRegistry``), and
+/// ML Kit's `odt`, whose command is written by hand (module MLKit is above the registry, and its API is not a
+/// ``VisionTask``).
 enum WorkerTask {
-    case command(CommandTask)
+    case odt
     case registered(TaskDescription)
 
-    /// The tasks with commands of their own.
-    enum CommandTask: String, CaseIterable {
-        case pose, face, hand, gesture, object, classify, odt
-    }
-
     init?(name: String) {
-        if let task = CommandTask(rawValue: name) {
-            self = .command(task)
-        } else if let task = TaskRegistry.task(named: name) {
+        if let task = TaskRegistry.task(named: name) {
             self = .registered(task)
+        } else if name == "odt" {
+            self = .odt
         } else {
             return nil
         }
@@ -185,25 +181,21 @@ enum WorkerTask {
 
     var name: String {
         switch self {
-        case let .command(task): return task.rawValue
+        case .odt: return "odt"
         case let .registered(task): return task.name
         }
     }
 
-    static var names: [String] { CommandTask.allCases.map(\.rawValue) + TaskRegistry.tasks.map(\.name) }
+    static var names: [String] { TaskRegistry.tasks.map(\.name) + ["odt"] }
 
     /// The CLI's options each task takes in a request's `options`, by the camelCase form of their long names
-    /// (`numPoses` for `--num-poses`; a registered task's are MediaPipe's names). Outputs (`--json`, `--draw`),
+    /// (`numPoses` for `--num-poses`: a registered task's MediaPipe names unless its description spells them otherwise). Outputs (`--json`, `--draw`),
     /// running modes and `--threads` are the worker's.
     var optionNames: [String] {
         let input = ["rotationDegrees", "orientation", "noExif", "maxFrames"]
         switch self {
-        case .command(.pose): return ["numPoses", "segmentation", "smoothing"] + input
-        case .command(.face): return ["numFaces", "blendshapes", "transformationMatrixes", "smoothing"] + input
-        case .command(.hand), .command(.gesture): return ["numHands", "smoothing"] + input
-        case .command(.object), .command(.classify): return ["maxResults", "scoreThreshold", "allow", "deny"] + input
-        case .command(.odt): return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
-        case let .registered(task): return task.options.map(\.name) + input
+        case .odt: return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
+        case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input
         }
     }
 

@@ -19,14 +19,14 @@ final class RegisteredTaskCLITests: XCTestCase {
             let help = try ChildProcess.run(binary, [task.name, "--help"])
             XCTAssertEqual(help.status, 0, help.stderr)
             XCTAssertTrue(help.output.contains("vision-tasks \(task.name)"), help.output)
-            for option in task.options {
+            for option in task.options(on: .commandLine) {
                 XCTAssertTrue(help.output.contains(option.flag), "\(task.name) --help: \(option.flag)")
                 // A value outside the option's range is a usage error naming the option, before any model is read.
                 let outside: String?
                 switch option.kind {
                 case let .integer(range): outside = range.upperBound == .max ? nil : "\(range.upperBound + 1)"
-                case let .number(range): outside = "\(range.upperBound + 1)"
-                case .flag: outside = "maybe"
+                case let .number(range): outside = range.upperBound == .greatestFiniteMagnitude ? nil : "\(range.upperBound + 1)"
+                case .flag, .choice: outside = "maybe"
                 case .names: outside = nil
                 }
                 guard let outside else { continue }

@@ -2,8 +2,8 @@ import Foundation
 import VisionTasks
 import VisionTasksResultJSON
 
-/// The tasks the service runs, by their route (`POST /v1/{task}`): the CLI's command names — the six written here,
-/// and every task of VisionTasks' task registry (``RegisteredTask``), which brings its models and options with it.
+/// The tasks the service runs, by their route (`POST /v1/{task}`): every task of VisionTasks' task registry
+/// (``RegisteredTask``) under its command name, which brings its models and options with it.
 public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
     public let rawValue: String
 
@@ -14,56 +14,14 @@ public struct TaskKind: RawRepresentable, Hashable, Sendable, Codable {
 
     private init(_ name: String) { rawValue = name }
 
-    public static let pose = TaskKind("pose"), face = TaskKind("face"), hand = TaskKind("hand"), gesture = TaskKind("gesture"),
-                      object = TaskKind("object"), classify = TaskKind("classify")
+    public static let allCases: [TaskKind] = RegisteredTask.all.map { TaskKind($0.name) }
 
-    public static let allCases: [TaskKind] = [.pose, .face, .hand, .gesture, .object, .classify] + RegisteredTask.all.map { TaskKind($0.name) }
-
-    /// The registered task behind this kind, if it is one.
+    /// The registered task behind this kind.
     var registered: RegisteredTask? { RegisteredTask.named(rawValue) }
 
     /// The bundles and models this task takes, under the names MediaPipe ships them; the first one present in the
     /// models folder is the default (`?model=NAME` picks another).
-    public var modelNames: [String] {
-        switch self {
-        case .pose: return ["pose_landmarker_lite.task", "pose_landmarker_full.task", "pose_landmarker_heavy.task"]
-        case .face: return ["face_landmarker.task"]
-        case .hand: return ["hand_landmarker.task"]
-        case .gesture: return ["gesture_recognizer.task"]
-        case .object: return ["efficientdet_lite0.tflite", "efficientdet_lite2.tflite", "ssd_mobilenet_v2.tflite", "ssd_mobilenet_v1.tflite"]
-        case .classify: return ["efficientnet_lite0.tflite", "efficientnet_lite2.tflite", "bird_classifier.tflite"]
-        default: return registered?.modelNames ?? []
-        }
-    }
-
-    /// The query parameters that set the task's options, under MediaPipe's option names, and their types (a
-    /// registered task's are checked by its description instead).
-    var optionKinds: [String: OptionKind] {
-        switch self {
-        case .pose:
-            return ["numPoses": .int, "minPoseDetectionConfidence": .float, "minPosePresenceConfidence": .float,
-                    "minTrackingConfidence": .float, "outputSegmentationMasks": .bool]
-        case .face:
-            return ["numFaces": .int, "minFaceDetectionConfidence": .float, "minFacePresenceConfidence": .float,
-                    "minTrackingConfidence": .float, "outputFaceBlendshapes": .bool, "outputFacialTransformationMatrixes": .bool]
-        case .hand, .gesture:
-            return ["numHands": .int, "minHandDetectionConfidence": .float, "minHandPresenceConfidence": .float,
-                    "minTrackingConfidence": .float]
-        case .object, .classify:
-            return ["maxResults": .int, "scoreThreshold": .float, "categoryAllowlist": .list, "categoryDenylist": .list]
-        default:
-            return [:]
-        }
-    }
-}
-
-enum OptionKind: Sendable { case int, float, bool, list }
-
-/// A parsed option value. Floats are kept as `Float`, the options' own type, so equal settings are equal keys.
-enum OptionValue: Hashable, Sendable {
-    case int(Int), float(Float), bool(Bool), list([String])
-    /// A registered task's value as given, checked by its description.
-    case text(String)
+    public var modelNames: [String] { registered?.modelNames ?? [] }
 }
 
 /// Everything that makes one task instance differ from another: the task, its model and its options. Instances
@@ -72,7 +30,9 @@ struct TaskSetup: Hashable, Sendable {
     let kind: TaskKind
     let modelName: String
     let modelPath: String
-    let options: [String: OptionValue]
+    /// Option values by MediaPipe's names, as given (a list's repeated parameters joined by commas), each checked by
+    /// the task's description.
+    let options: [String: String]
 
     /// Parameters every task takes besides its options.
     static let commonParameters: Set<String> = ["model", "name", "rotationDegrees", "maxFrames"]
@@ -91,129 +51,28 @@ struct TaskSetup: Hashable, Sendable {
         }
         modelName = model.name
         modelPath = model.path
-        var options: [String: OptionValue] = [:]
-        if let registered = kind.registered {
-            for (key, value) in query where !Self.commonParameters.contains(key) {
-                do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
-                // Repeated names of a list option add to it, as the six tasks' lists do.
-                if case let .text(earlier)? = options[key] { options[key] = .text(earlier + "," + value) } else { options[key] = .text(value) }
-            }
-            self.options = options
-            return
-        }
-        let kinds = kind.optionKinds
+        var options: [String: String] = [:]
+        guard let registered = kind.registered else { throw .notFound("no task '\(kind.rawValue)'") }
         for (key, value) in query where !Self.commonParameters.contains(key) {
-            guard let optionKind = kinds[key] else {
-                throw .badRequest("unknown parameter '\(key)' for \(kind.rawValue) (options: \(kinds.keys.sorted().joined(separator: ", ")); also \(Self.commonParameters.sorted().joined(separator: ", ")))")
-            }
-            switch optionKind {
-            case .int:
-                guard let number = Int(value) else { throw .badRequest("\(key) must be an integer (got '\(value)')") }
-                options[key] = .int(number)
-            case .float:
-                guard let number = Float(value), number.isFinite else { throw .badRequest("\(key) must be a finite number (got '\(value)')") }
-                options[key] = .float(number)
-            case .bool:
-                switch value.lowercased() {
-                case "true", "1": options[key] = .bool(true)
-                case "false", "0": options[key] = .bool(false)
-                default: throw .badRequest("\(key) must be true or false (got '\(value)')")
-                }
-            case .list:
-                // Repeated parameters or commas: `categoryAllowlist=cat,dog` or `categoryAllowlist=cat&categoryAllowlist=dog`.
-                let items = value.split(separator: ",").map(String.init)
-                if case let .list(earlier)? = options[key] { options[key] = .list(earlier + items) } else { options[key] = .list(items) }
-            }
+            guard registered.optionNames.contains(key) else { throw .badRequest(Self.unknownParameter(key, kind, options: registered.optionNames)) }
+            do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
+            // Repeated names of a list option add to it (`categoryAllowlist=cat&categoryAllowlist=dog`); any other
+            // option's last value counts.
+            options[key] = registered.isList(option: key) ? options[key].map { $0 + "," + value } ?? value : value
         }
         self.options = options
     }
 
-    private func int(_ name: String) -> Int? { if case let .int(v)? = options[name] { return v }; return nil }
-    private func float(_ name: String) -> Float? { if case let .float(v)? = options[name] { return v }; return nil }
-    private func bool(_ name: String) -> Bool? { if case let .bool(v)? = options[name] { return v }; return nil }
-    private func list(_ name: String) -> [String]? { if case let .list(v)? = options[name] { return v }; return nil }
+    private static func unknownParameter(_ key: String, _ kind: TaskKind, options: [String]) -> String {
+        "unknown parameter '\(key)' for \(kind.rawValue) (options: \(options.sorted().joined(separator: ", ")); also \(commonParameters.sorted().joined(separator: ", ")))"
+    }
 
     /// Builds a task instance with these settings in `mode` (image, or video for one clip). Throws the task's typed
     /// error: ``VisionTaskError/invalidOption(name:reason:)`` for an option out of its range.
     func makeInstance(mode: RunningMode, threads: Int) throws -> TaskInstance {
-        func configure(_ options: TaskOptions) {
-            options.baseOptions.modelAssetPath = modelPath
-            options.baseOptions.numThreads = threads
-            options.runningMode = mode
-        }
-        func classifier(_ options: ClassificationTaskOptions) {
-            if let v = int("maxResults") { options.maxResults = v }
-            if let v = float("scoreThreshold") { options.scoreThreshold = v }
-            if let v = list("categoryAllowlist") { options.categoryAllowlist = v }
-            if let v = list("categoryDenylist") { options.categoryDenylist = v }
-        }
-        func hands(_ options: HandTaskOptions) {
-            if let v = int("numHands") { options.numHands = v }
-            if let v = float("minHandDetectionConfidence") { options.minHandDetectionConfidence = v }
-            if let v = float("minHandPresenceConfidence") { options.minHandPresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-        }
-        if let registered = kind.registered {
-            var texts: [String: String] = [:]
-            for case let (name, .text(text)) in options { texts[name] = text }
-            let session = try registered.session(modelPath: modelPath, video: mode == .video, threads: threads, options: texts)
-            return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
-        }
-        switch kind {
-        case .pose:
-            let options = PoseLandmarkerOptions()
-            configure(options)
-            if let v = int("numPoses") { options.numPoses = v }
-            if let v = float("minPoseDetectionConfidence") { options.minPoseDetectionConfidence = v }
-            if let v = float("minPosePresenceConfidence") { options.minPosePresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-            if let v = bool("outputSegmentationMasks") { options.outputSegmentationMasks = v }
-            let task = try PoseLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .face:
-            let options = FaceLandmarkerOptions()
-            configure(options)
-            if let v = int("numFaces") { options.numFaces = v }
-            if let v = float("minFaceDetectionConfidence") { options.minFaceDetectionConfidence = v }
-            if let v = float("minFacePresenceConfidence") { options.minFacePresenceConfidence = v }
-            if let v = float("minTrackingConfidence") { options.minTrackingConfidence = v }
-            if let v = bool("outputFaceBlendshapes") { options.outputFaceBlendshapes = v }
-            if let v = bool("outputFacialTransformationMatrixes") { options.outputFacialTransformationMatrixes = v }
-            let task = try FaceLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .hand:
-            let options = HandLandmarkerOptions()
-            configure(options)
-            hands(options)
-            let task = try HandLandmarker(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .gesture:
-            let options = GestureRecognizerOptions()
-            configure(options)
-            hands(options)
-            let task = try GestureRecognizer(options: options)
-            return TaskInstance(task: task, image: { try task.recognize(image: $0).referenceJSON },
-                                frame: { try task.recognize(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .object:
-            let options = ObjectDetectorOptions()
-            configure(options)
-            classifier(options)
-            let task = try ObjectDetector(options: options)
-            return TaskInstance(task: task, image: { try task.detect(image: $0).referenceJSON },
-                                frame: { try task.detect(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        case .classify:
-            let options = ImageClassifierOptions()
-            configure(options)
-            classifier(options)
-            let task = try ImageClassifier(options: options)
-            return TaskInstance(task: task, image: { try task.classify(image: $0).referenceJSON },
-                                frame: { try task.classify(videoFrame: $0, timestampInMilliseconds: $1).referenceJSON })
-        default:
-            throw RequestError.notFound("no task '\(kind.rawValue)'")
-        }
+        guard let registered = kind.registered else { throw RequestError.notFound("no task '\(kind.rawValue)'") }
+        let session = try registered.session(modelPath: modelPath, video: mode == .video, threads: threads, options: options)
+        return TaskInstance(task: session, image: { try session.answer($0, timestamp: nil) }, frame: { try session.answer($0, timestamp: $1) })
     }
 }
 

@@ -139,8 +139,8 @@ def main(argv=None):
     parser.add_argument("input_dir")
     parser.add_argument("output")
     parser.add_argument("--engine", choices=["ray", "spark", "local"], default="local")
-    parser.add_argument("--task", required=True, help="a task the binary's worker takes (pose, face, hand, gesture, object, "
-                        "classify, odt, and every registered task: face-detector, …)")
+    parser.add_argument("--task", required=True, help="a task the binary's worker takes: every registered task (pose, face, "
+                        "hand, gesture, object, classify, face-detector, …; the worker's ready line lists them) and odt")
     parser.add_argument("--model", required=True)
     parser.add_argument("--options", default="{}", help="the task's options as a JSON object, e.g. '{\"numPoses\": 1}'")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (local), actors (ray), local slots (spark)")

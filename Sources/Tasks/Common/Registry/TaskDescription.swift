@@ -22,6 +22,13 @@ package struct TaskDescription: Sendable {
     package let benchVideo: String
     /// Builds the task from a model, a running mode, threads and option values.
     package let open: @Sendable (TaskSetup) throws -> any TaskSession
+    /// Options the command line refuses together (`--allow` and `--deny`), by MediaPipe's names.
+    package var exclusiveOptions: [[String]] = []
+    /// The documentation table's model and contents columns when they say more than the model names and the
+    /// summary (a task that takes any model of a kind).
+    package var documentation: (models: String, contents: String)?
+    /// bench's job for the task.
+    package var bench: TaskBench
 
     /// A task of ours: `Task`'s options class is made from a ``TaskSetup`` through `options`' setters, and each
     /// result becomes a ``TaskAnswer`` through `answer`.
@@ -32,6 +39,7 @@ package struct TaskDescription: Sendable {
         self.name = name; self.title = title; self.summary = summary; self.modelNames = modelNames; self.options = options
         self.runningModes = runningModes; self.mediapipeClass = mediapipeClass; self.mediapipeMethod = mediapipeMethod
         self.benchImage = benchImage; self.benchVideo = benchVideo
+        bench = TaskBench(job: name, model: modelNames.first ?? "")
         let open = Self.opener(task, answer: answer)
         self.open = { setup in try open(setup, options) }
     }
@@ -42,11 +50,43 @@ package struct TaskDescription: Sendable {
     /// The task's row of the documentation's task table (Models.md, "What each task takes"), which a test holds the
     /// catalog to.
     package var documentationRow: String {
-        "| ``\(typeName)`` | \(modelNames.map { "`\($0)`" }.joined(separator: ", ")) | \(summary) |"
+        let models = documentation?.models ?? modelNames.map { "`\($0)`" }.joined(separator: ", ")
+        let contents = documentation?.contents ?? summary
+        return "| ``\(typeName)`` | \(models) |" + (contents.isEmpty ? " |" : " \(contents) |")
+    }
+
+    /// The options `surface` offers.
+    package func options(on surface: TaskOptionDescription.Surfaces) -> [TaskOptionDescription] {
+        options.filter { !$0.surfaces.isDisjoint(with: surface) }
     }
 
     package func option(named name: String) -> TaskOptionDescription? {
         options.first { $0.name == name }
+    }
+}
+
+/// What `bench TASK` runs: which model, which of its members LiteRT times for the per-stage breakdown, and with what
+/// options, beside MediaPipe's own pipeline (tools/mediapipe_landmarker_time.py).
+package struct TaskBench: Sendable {
+    /// The job's name (`bench objects`).
+    package var job: String
+    /// The model it runs unless `--model` is given (under Models/).
+    package var model: String
+    /// The members of the model (a bundle's files, or "" for a single model) LiteRT times beside ours.
+    package var members: [String] = [""]
+    /// The members each stage (``NamedStageTimings``) invokes once a run; empty: every stage runs the one model.
+    package var stageMembers: [String: [String]] = [:]
+    /// Option values of ours, as MediaPipe's side runs (MediaPipe's defaults otherwise).
+    package var values: [String: TaskOptionValue] = [:]
+    /// How the options are set, in bench's first line.
+    package var described = "default options"
+    /// The timing script's own name for the task when it has code of its own for it; nil: `registered:CLASS:METHOD`.
+    package var script: String?
+    /// The flag option `--segmentation-masks on` turns on, on both sides (the script's task name gains `-masks`).
+    package var masksOption: String?
+
+    package init(job: String, model: String) {
+        self.job = job; self.model = model
     }
 }
 
@@ -65,5 +105,14 @@ package struct TaskSetup: Sendable {
                  values: [String: TaskOptionValue] = [:], liveStreamHandler: LiveStreamHandler? = nil) {
         self.modelPath = modelPath; self.runningMode = runningMode; self.threads = threads; self.values = values
         self.liveStreamHandler = liveStreamHandler
+    }
+}
+
+extension TaskDescription {
+    /// The description with `change` made to it: what a registration sets beyond the initializer's arguments.
+    package func with(_ change: (inout TaskDescription) -> Void) -> TaskDescription {
+        var copy = self
+        change(&copy)
+        return copy
     }
 }

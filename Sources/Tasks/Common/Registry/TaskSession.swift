@@ -32,6 +32,38 @@ package enum TaskMark: Sendable {
     case box(CGRect, label: String)
     case normalizedPoint(x: Double, y: Double)
     case confidence(Mask)
+    /// A confidence mask laid over the image in `color` at `opacity`.
+    case overlay(Mask, MarkColor, opacity: Double)
+    /// A line between two normalized points, `width` pixels wide for the image.
+    case segment(from: NormalizedMarkPoint, to: NormalizedMarkPoint, width: MarkSize, MarkColor)
+    /// A dot at a normalized point.
+    case dot(NormalizedMarkPoint, radius: MarkSize, MarkColor)
+    /// White text whose top left is the normalized point `at` in pixels (skipped when that is not finite), moved by
+    /// `offset` pixels and down `line` lines of 10 × the text's scale (``MarkSize/textScale(longerSide:)``).
+    case text(String, at: NormalizedMarkPoint, offset: (x: Int, y: Int), line: Int, scale: MarkSize)
+}
+
+/// A normalized point of a mark (x and y in [0, 1] of the image's width and height, as MediaPipe's landmarks).
+package struct NormalizedMarkPoint: Sendable {
+    package let x: Double, y: Double
+    package init(x: Double, y: Double) { self.x = x; self.y = y }
+    package init(_ landmark: NormalizedLandmark) { x = Double(landmark.x); y = Double(landmark.y) }
+}
+
+/// The colours drawings use.
+package enum MarkColor: Sendable { case red, green, blue, white }
+
+/// A size that grows with the image: its longer side over `longerSideOver`, times `times`, at least `atLeast`.
+package struct MarkSize: Sendable {
+    package let longerSideOver: Double, times: Double, atLeast: Double
+
+    package init(longerSideOver: Double, times: Double = 1, atLeast: Double) {
+        self.longerSideOver = longerSideOver; self.times = times; self.atLeast = atLeast
+    }
+
+    package func pixels(longerSide: Int) -> Double { max(atLeast, Double(longerSide) / longerSideOver * times) }
+    /// A text's integer scale: the ratio rounded, at least 1.
+    package func textScale(longerSide: Int) -> Int { max(1, Int((Double(longerSide) / longerSideOver).rounded())) }
 }
 
 /// A ``TaskSession`` over a task of ours: `answer` turns its result into a ``TaskAnswer``.
