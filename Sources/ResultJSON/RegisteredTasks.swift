@@ -21,8 +21,8 @@ public struct RegisteredTask: Sendable {
     /// Whether it has a video mode (`POST /v1/{task}/video`).
     public var hasVideoMode: Bool { task.runningModes.contains(.video) }
 
-    /// Whether the option is a list of names, which repeated parameters add to (a repeated value of any other
-    /// option replaces the earlier one).
+    /// Whether the option is a list of names, which repeated parameters add to (the service refuses any other
+    /// option given twice).
     public func isList(option name: String) -> Bool { serviceOption(named: name)?.kind == .names }
 
     private func serviceOption(named name: String) -> TaskOptionDescription? {

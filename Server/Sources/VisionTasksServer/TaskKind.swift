@@ -57,8 +57,13 @@ struct TaskSetup: Hashable, Sendable {
             guard registered.optionNames.contains(key) else { throw .badRequest(Self.unknownParameter(key, kind, options: registered.optionNames)) }
             do { try registered.check(option: key, value: value) } catch { throw .badRequest("\(error)") }
             // Repeated names of a list option add to it (`categoryAllowlist=cat&categoryAllowlist=dog`); any other
-            // option's last value counts.
-            options[key] = registered.isList(option: key) ? options[key].map { $0 + "," + value } ?? value : value
+            // option given twice is a malformed request, refused rather than one of its values picked silently.
+            if registered.isList(option: key) {
+                options[key] = options[key].map { $0 + "," + value } ?? value
+            } else {
+                guard options[key] == nil else { throw .badRequest("parameter '\(key)' is given more than once (only list options repeat)") }
+                options[key] = value
+            }
         }
         self.options = options
     }

@@ -41,7 +41,7 @@ final class ErrorStatusTests: XCTestCase {
         // Malformed and unknown parameters, an unknown model, a bad rotation.
         for (query, fragment) in [("numPoses=two", "numPoses must be an integer"), ("numHands=1", "unknown parameter 'numHands'"),
                                   ("model=face_landmarker.task", "not a pose model"), ("rotationDegrees=45", "multiple of 90"),
-                                  ("minPoseDetectionConfidence=nan", "finite number")] {
+                                  ("minPoseDetectionConfidence=nan", "finite number"), ("numPoses=1&numPoses=2", "given more than once")] {
             let answer = try server.post("/v1/pose?\(query)", file: Paths.image("pose1.jpg"), type: "image/jpeg")
             XCTAssertEqual(answer.status, 400, query)
             XCTAssertTrue(error(answer)?.contains(fragment) ?? false, "\(query): \(answer.text)")
