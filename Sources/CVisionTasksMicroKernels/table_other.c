@@ -8,4 +8,9 @@ const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_ti
     return NULL;
 }
 
+const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier) {
+    (void)tier;
+    return NULL;
+}
+
 #endif

@@ -33,6 +33,27 @@ static const struct vision_tasks_f32_gemm_kernels avx512_vnni = {
     .tile_8x32 = vision_tasks_f32_gemm_8x32__avx512f,
 };
 
+// Every x86 tier runs the eight-channel loops: the AVX-512 tiers' sixteen-channel Swift loops give the same bits, and
+// these already take the plain build's depthwise time to the tuned builds' (C sixteen-channel loops: not yet).
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx2 = {
+    .tier = 1, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx512 = {
+    .tier = 2, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx512_vnni = {
+    .tier = 3, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+
+const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &dwconv_avx2;
+    case 2: return &dwconv_avx512;
+    case 3: return &dwconv_avx512_vnni;
+    default: return NULL;
+    }
+}
+
 const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_tier(int tier) {
     switch (tier) {
     case 1: return &avx2;

@@ -2,7 +2,7 @@
 #define VISION_TASKS_MICRO_KERNELS_H
 #include <stddef.h>
 
-// The innermost loops of Engine's float GEMM (`PackedGEMM`'s tiles), compiled for every x86 tier in one build and
+// The innermost loops of Engine's float GEMM (`PackedGEMM`'s tiles) and float depthwise convolution, compiled for every x86 tier in one build and
 // chosen at run time from the CPU (Engine's `MicroKernelTable`), as XNNPACK's configs choose theirs.
 //
 // Why C: our Swift kernels get their tier from the target CPU (`-Xswiftc -target-cpu`, Package.swift), which SwiftPM
@@ -45,6 +45,36 @@ struct vision_tasks_f32_gemm_kernels {
     vision_tasks_f32_gemm_tile tile_8x32;
 };
 
+/// One output row's interior pixels of a float depthwise convolution of channel multiplier 1 (Engine's
+/// `DepthwiseConv2DKernel.interior`): output columns `first_column ..< end_column`, whose `taps` × `taps` windows lie
+/// inside the input (dilation 1), channels `0 ..< count` (count ≥ 8; the last 1–7 are recomputed as the vector
+/// ending at `count`). The window of column `ox` starts at `origin + ox × stride × pixel_stride`, its rows `row_step`
+/// floats apart; weights are [taps][taps][channels], output pixels `channels` floats apart. Each output is the bias
+/// plus its taps fused in the Swift loops' order, clamped as `ActivationClamp`.
+struct vision_tasks_f32_dwconv_row {
+    const float *origin;
+    const float *weights;
+    const float *bias;
+    float *out;
+    size_t first_column, end_column;
+    size_t taps, stride;
+    size_t row_step, pixel_stride, channels, count;
+    float lower, upper;
+};
+typedef void (*vision_tasks_f32_dwconv_loop)(const struct vision_tasks_f32_dwconv_row *row);
+
+/// A tier's float depthwise loops; NULL where it has none.
+struct vision_tasks_f32_dwconv_kernels {
+    int tier;
+    /// 3 × 3 windows, any stride: one channel vector along the row, nine taps in registers.
+    vision_tasks_f32_dwconv_loop square_3x3;
+    /// Any square window (5 × 5 in the models), any stride: four pixels × two channel vectors a step.
+    vision_tasks_f32_dwconv_loop square;
+};
+
+/// The depthwise loops of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier);
+
 /// The tiles of `tier` (a VISION_TASKS_CPU_TIER_* value), or NULL where this build has none for it (another
 /// architecture's tier, the portable tier). Never checks the CPU: the caller asks only for a tier the CPU runs.
 const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_tier(int tier);
@@ -63,6 +93,8 @@ void vision_tasks_f32_gemm_6x8__avx2_fma(size_t rows, size_t depth, const float 
 void vision_tasks_f32_gemm_1x64__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
                                           size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
                                           float upper);
+void vision_tasks_f32_dwconv_3x3__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
+void vision_tasks_f32_dwconv_square__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
 void vision_tasks_f32_gemm_8x32__avx512f(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
                                          size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
                                          float upper);

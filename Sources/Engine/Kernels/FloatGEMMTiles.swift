@@ -34,6 +34,25 @@ struct FloatGEMMTiles: Sendable, Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
 }
 
+/// A tier's float depthwise loops in C (CVisionTasksMicroKernels): the eight-channel interior loops of
+/// DepthwiseConv2DEightChannels.swift, every multiply-add fused in the Swift loops' order, for a build whose own are of
+/// a lower tier than the CPU's (as ``FloatGEMMTiles``).
+struct FloatDepthwiseLoops: Sendable, Equatable {
+    let tier: KernelConfig.Tier
+    // Static constant data in C (see FloatGEMMTiles).
+    nonisolated(unsafe) let table: UnsafePointer<vision_tasks_f32_dwconv_kernels>
+
+    init?(tier: KernelConfig.Tier) {
+        guard let table = vision_tasks_f32_dwconv_kernels_for_tier(Int32(tier.cpuTierValue)) else { return nil }
+        precondition(Int(table.pointee.tier) == tier.cpuTierValue, "CVisionTasksMicroKernels' tier values differ from floating_point_mode.h's")
+        guard table.pointee.square_3x3 != nil, table.pointee.square != nil else { return nil }
+        self.tier = tier
+        self.table = table
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
+}
+
 extension KernelConfig.Tier {
     /// The tier's place among this architecture's tiers, lowest 0; nil for another architecture's tier.
     var architectureRank: Int? {

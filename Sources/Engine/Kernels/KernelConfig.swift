@@ -128,7 +128,10 @@ public struct KernelConfig: Sendable, Equatable {
     public static let compiled: KernelConfig = {
         if compiledWithoutOptimization { return withoutOptimization(tier: compiledTier) }
         var config = KernelConfig(tier: compiledTier)
-        if let dispatchedTier { config.dispatchFloatGEMM(to: dispatchedTier) }
+        if let dispatchedTier {
+            config.dispatchFloatGEMM(to: dispatchedTier)
+            config.dispatchFloatDepthwise(to: dispatchedTier)
+        }
         return config
     }()
 
@@ -162,6 +165,17 @@ public struct KernelConfig: Sendable, Equatable {
         guard floatGEMM != .openBLAS, Self.cpuRuns(tier), let tiles = FloatGEMMTiles(tier: tier) else { return false }
         floatGEMMTiles = tiles
         floatGEMM = tiles.hasWideTile ? .wideTiles : .sixBySixteen
+        return true
+    }
+
+    /// Runs the float depthwise convolutions' interior loops (channel multiplier 1, 3 × 3 and 5 × 5) through
+    /// `tier`'s C loops (``floatDepthwiseLoopTier``), eight channels a vector, and returns true; or changes nothing and
+    /// returns false, as ``dispatchFloatGEMM(to:)``. Border pixels and the other filters stay the build's Swift.
+    @discardableResult
+    public mutating func dispatchFloatDepthwise(to tier: Tier) -> Bool {
+        guard floatDepthwise != .ononeLoops, Self.cpuRuns(tier), let loops = FloatDepthwiseLoops(tier: tier) else { return false }
+        floatDepthwiseLoops = loops
+        floatDepthwise = .eightChannels
         return true
     }
 
@@ -205,6 +219,10 @@ public struct KernelConfig: Sendable, Equatable {
     var floatGEMMTiles: FloatGEMMTiles?
     /// The tier of the C tiles the float GEMM runs, or nil where it runs the Swift tiles of the build's own tier.
     public var floatGEMMTileTier: Tier? { floatGEMMTiles?.tier }
+    /// The C loops float depthwise interiors run instead of the Swift ones, or nil.
+    var floatDepthwiseLoops: FloatDepthwiseLoops?
+    /// The tier of the C loops float depthwise interiors run, or nil.
+    public var floatDepthwiseLoopTier: Tier? { floatDepthwiseLoops?.tier }
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take
