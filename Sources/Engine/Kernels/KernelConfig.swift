@@ -123,17 +123,20 @@ public struct KernelConfig: Sendable, Equatable {
     /// module that calls it, this one.)
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
-    /// What the build's tier runs best, with the float GEMM's tiles of the CPU's best tier where this build has them
-    /// in C and its own are of a lower tier (``dispatchedTier``).
+    /// What the build's tier runs best, with the float GEMM's tiles and the float depthwise interiors of the CPU's best
+    /// tier where this build has them in C and its own are of a lower tier (``dispatchedTier``).
     public static let compiled: KernelConfig = {
-        if compiledWithoutOptimization { return withoutOptimization(tier: compiledTier) }
-        var config = KernelConfig(tier: compiledTier)
+        var config = compiledWithoutDispatch
         if let dispatchedTier {
             config.dispatchFloatGEMM(to: dispatchedTier)
             config.dispatchFloatDepthwise(to: dispatchedTier)
         }
         return config
     }()
+
+    /// What the build's own Swift kernels run: ``compiled`` without the C loops of a higher tier (``dispatchedTier``).
+    /// The tests compare loops of the build's own tier with it.
+    public static let compiledWithoutDispatch = compiledWithoutOptimization ? withoutOptimization(tier: compiledTier) : KernelConfig(tier: compiledTier)
 
     /// The tier whose C micro-kernels (CVisionTasksMicroKernels) this process runs in place of the build's own Swift
     /// ones, chosen once at start (as XNNPACK chooses its configs): the best tier this CPU has
