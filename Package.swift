@@ -111,11 +111,17 @@ let package = Package(
         .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib"], path: "Sources/ModelFormat"),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
         .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint", cSettings: cpuCheck),
+        // The float GEMM's innermost tiles for every x86 tier in one build, chosen at run time from the CPU (see
+        // micro_kernels.h): per-function target attributes, no flags, so a dependent's plain build carries them.
+        .target(name: "CVisionTasksMicroKernels", path: "Sources/CVisionTasksMicroKernels"),
         // `accumulate`, the kernels' multiply-add (fused where the target has FMA), inlinable across modules.
         .target(name: "VisionTasksEngineSIMD", path: "Sources/EngineSIMD", swiftSettings: optimizedInDebug),
         .target(
             name: "VisionTasksEngine",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint", "CVisionTasksOnoneKernels"],
+            dependencies: [
+                "VisionTasksModelFormat", "VisionTasksEngineSIMD", "CVisionTasksBLAS", "CVisionTasksFloatingPoint", "CVisionTasksOnoneKernels",
+                "CVisionTasksMicroKernels",
+            ],
             path: "Sources/Engine",
             swiftSettings: optimizedInDebug),
         // libjpeg's error exits longjmp; this C shim keeps the jump inside C (see jpeg_decoder.c).

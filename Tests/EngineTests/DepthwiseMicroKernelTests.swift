@@ -137,6 +137,59 @@ final class DepthwiseMicroKernelTests: XCTestCase {
         }
     }
 
+    /// The C loops a plain build runs on a CPU with AVX2 or AVX-512 (``KernelConfig/dispatchFloatDepthwise(to:)``:
+    /// the interiors of 3 × 3 and 5 × 5 filters, multiplier 1), on every shape: within float32's rounding of the
+    /// Double reference, bit-identical whichever tier's table and at 1, 2 and 3 threads, and bit for bit the
+    /// eight-channel Swift loops where those fuse their multiply-adds (a build tuned for AVX2 or above; in a portable
+    /// build the border pixels and the other filters stay its unfused Swift, so only the bound holds there).
+    func testDispatchedFloatLoopsEqualTheSwiftLoopsAndTheReference() throws {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else { throw XCTSkip("no C loops for this CPU's tiers in this build") }
+        var g = QuantizedMicroKernelTests.Generator(seed: 61)
+        for shape in Self.shapes {
+            let input = (0..<shape.height * shape.width * shape.channels).map { _ in Float.random(in: -1...1, using: &g) }
+            let weights = (0..<shape.filter * shape.filter * shape.outputChannels).map { _ in Float.random(in: -1...1, using: &g) }
+            let bias = (0..<shape.outputChannels).map { _ in Float.random(in: -1...1, using: &g) }
+            func bytes(_ values: [Float]) -> [UInt8] { values.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) } }
+            let model = try shape.model(.float32, filter: bytes(weights), bias: bytes(bias))
+            var runs: [(String, KernelConfig, Int)] = []
+            for tier in tiers {
+                var kernels = KernelConfig(tier: KernelConfig.compiledTier)
+                XCTAssertTrue(kernels.dispatchFloatDepthwise(to: tier))
+                XCTAssertEqual(kernels.floatDepthwiseLoopTier, tier)
+                for threads in [1, 2, 3] { runs.append(("C loops of \(tier) at \(threads) threads", kernels, threads)) }
+            }
+            if KernelConfig.compiledTier != .portable { runs.append(("the Swift eight-channel loops", KernelConfig(tier: .avx2), 1)) }
+            let outputs = try runs.map { _, kernels, threads in
+                let interpreter = try Interpreter(model: model, threads: threads, kernels: kernels)
+                try interpreter.setInput(0, floats: input)
+                interpreter.invoke()
+                return try interpreter.outputBytes(0)
+            }
+            for (run, output) in zip(runs, outputs).dropFirst() {
+                XCTAssertEqual(output, outputs[0], "\(shape): \(run.0) differs from \(runs[0].0)")
+            }
+            let ours = LiteRTGoldenTests.floats(outputs[0])
+            var worst = 0.0
+            for oy in 0..<shape.outputHeight {
+                for ox in 0..<shape.outputWidth {
+                    for o in 0..<shape.outputChannels {
+                        var sum = Double(bias[o])
+                        shape.window(oy, ox, o) { sum += Double(input[$0]) * Double(weights[$1]) }
+                        switch shape.activation {
+                        case 1: sum = max(sum, 0)
+                        case 3: sum = min(max(sum, 0), 6)
+                        case 4: sum = Foundation.tanh(sum)
+                        default: break
+                        }
+                        worst = max(worst, abs(sum - Double(ours[(oy * shape.outputWidth + ox) * shape.outputChannels + o])))
+                    }
+                }
+            }
+            XCTAssertLessThan(worst, 1e-4, "\(shape) against the reference")
+        }
+    }
+
     func testQuantizedLoopsOfBothWidthsEqualTheReference() throws {
         XCTAssertEqual(KernelConfig(tier: .avx512).quantizedDepthwise, .sixteenChannels)
         XCTAssertEqual(KernelConfig(tier: .avx2).quantizedDepthwise, .eightChannels)

@@ -40,4 +40,56 @@ final class FloatMicroKernelTests: XCTestCase {
         }
         XCTAssertEqual(wideRuns, 8)
     }
+
+    /// The C tiles each tier this CPU runs dispatches to at run time (CVisionTasksMicroKernels: a plain build's float
+    /// GEMM on an AVX2 or AVX-512 CPU), bit for bit against a scalar reference that fuses each product in depth order
+    /// from the bias (`addingProduct`, one rounding: the definition of what the tiles compute) and clamps as
+    /// `ActivationClamp` does; so every tier's C tiles equal each other, and the Swift tiles of a build tuned for the
+    /// tier (checked here where this build's Swift tiles fuse). Shapes reach every C tile: six-row tiles with tails,
+    /// half panels (12-row and 6-row), partial panels through the scratch tile, the single-row tile across four
+    /// panels (the large-filter path), pairs of panels through the wide tile.
+    func testDispatchedTilesEqualTheFusedReferenceBitForBit() throws {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else { throw XCTSkip("no C tiles for this CPU's tiers in this build") }
+        var g = QuantizedMicroKernelTests.Generator(seed: 43)
+        for (rows, columns, depth) in [(1, 64, 9), (5, 32, 1), (8, 48, 16), (13, 80, 27), (25, 33, 8), (49, 96, 64), (7, 40, 3),
+                                       (96, 64, 300), (25, 24, 19), (12, 8, 5), (31, 28, 7), (13, 160, 260), (19, 128, 300)] {
+            let a = (0..<rows * depth).map { _ in Float.random(in: -1...1, using: &g) }
+            let w = (0..<columns * depth).map { _ in Float.random(in: -1...1, using: &g) }
+            let bias = (0..<columns).map { _ in Float.random(in: -1...1, using: &g) }
+            for activation in [Activation.relu6, .none] {
+                let (lower, upper): (Float, Float) = activation == .relu6 ? (0, 6) : (-.infinity, .infinity)
+                var reference = [Float](repeating: 0, count: rows * columns)
+                for r in 0..<rows {
+                    for n in 0..<columns {
+                        var sum = bias[n]
+                        for k in 0..<depth { sum = sum.addingProduct(a[r * depth + k], w[n * depth + k]) }
+                        let raised = lower > sum ? lower : sum
+                        reference[r * columns + n] = upper < raised ? upper : raised
+                    }
+                }
+                var configs: [(String, KernelConfig)] = tiers.map { tier in
+                    var config = KernelConfig(tier: KernelConfig.compiledTier)
+                    XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
+                    XCTAssertEqual(config.floatGEMMTileTier, tier)
+                    return ("C tiles of \(tier)", config)
+                }
+                // The Swift tiles fuse where the build targets FMA (VISION_TASKS_FMA: a tuned x86 build; arm64).
+                if KernelConfig.compiledTier != .portable {
+                    configs.append(("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier)))
+                }
+                for (label, config) in configs {
+                    let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
+                    var c = [Float](repeating: .nan, count: rows * columns)
+                    a.withUnsafeBufferPointer { a in
+                        c.withUnsafeMutableBufferPointer { c in
+                            gemm.run(a: a.baseAddress!, lda: depth, rows: 0..<rows, c: c.baseAddress!, ldc: columns, activation: activation)
+                        }
+                    }
+                    let differing = zip(c, reference).filter { $0.bitPattern != $1.bitPattern }.count
+                    XCTAssertEqual(differing, 0, "\(label), \(rows)×\(columns)×\(depth), \(activation): elements differing from the fused reference")
+                }
+            }
+        }
+    }
 }

@@ -61,6 +61,13 @@ final class KernelSweepTests: XCTestCase {
         try sweep(kernels: .compiled)
     }
 
+    /// The same sweeps through the build's own Swift kernels where ``KernelConfig/compiled`` runs a higher tier's C loops
+    /// in their place (a plain build on an AVX2 or AVX-512 CPU): what such a build runs on a CPU without AVX2.
+    func testEveryKernelOnShapeSweepsWithoutDispatch() throws {
+        guard KernelConfig.dispatchedTier != nil else { throw XCTSkip("this process runs no C loops: the sweep above is the build's own") }
+        try sweep(kernels: .compiledWithoutDispatch)
+    }
+
     /// The same sweeps through the kernels of a build that compiled the engine without optimization (a dependent's
     /// debug build): OpenBLAS for the float products, the C loops for float depthwise, im2col, bias, activation,
     /// epilogues and resizing; the same tolerance against LiteRT.
@@ -110,20 +117,22 @@ final class KernelSweepTests: XCTestCase {
     /// of AVX2 registers; eight on an AVX-512 host), at one and two threads: LiteRT's bytes (quantized), and bit for
     /// bit the build's own loops' floats, which the sweep above holds to LiteRT.
     func testDepthwiseSweepsThroughTheOtherChannelLoops() throws {
-        var other = KernelConfig.compiled
+        // The build's own Swift loops of both widths: a plain build on an AVX2 CPU runs C loops in their place
+        // (KernelConfig.dispatchedTier), whose fused bits the sweep above and DepthwiseMicroKernelTests hold.
+        var other = KernelConfig.compiledWithoutDispatch
         other.floatDepthwise = other.floatDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
         other.quantizedDepthwise = other.quantizedDepthwise == .eightChannels ? .sixteenChannels : .eightChannels
         let file = try XCTUnwrap(Self.files("kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py")
             .first { $0.lastPathComponent == "depthwise_conv2d.npz" })
         var checked = 0, wide = 0
         for testCase in try Self.cases(file) {
-            let own = try Self.run(testCase, threads: 1)
+            let own = try Self.run(testCase, threads: 1, kernels: .compiledWithoutDispatch)
             for threads in [1, 2] {
                 let ours = try Self.run(testCase, threads: threads, kernels: other)
                 for (k, reference) in testCase.outputs.enumerated() {
                     let label = "\(testCase.label) output \(k), \(other.floatDepthwise) at \(threads) threads"
                     if reference.type == .float32 {
-                        XCTAssertEqual(ours[k], own[k], "\(label): not the bits of \(KernelConfig.compiled.floatDepthwise)")
+                        XCTAssertEqual(ours[k], own[k], "\(label): not the bits of \(KernelConfig.compiledWithoutDispatch.floatDepthwise)")
                     } else {
                         XCTAssertEqual(QuantizedGoldenTests.lsb(ours[k], reference), 0, "\(label): LSB from LiteRT")
                     }

@@ -208,4 +208,42 @@ final class LiteRTGoldenTests: XCTestCase {
             }
         }
     }
+
+    /// Every model through the C tiles of each tier this CPU runs (CVisionTasksMicroKernels, what a plain build
+    /// dispatches to at run time; the rest of the kernels the build's own), within the same bounds against LiteRT; and
+    /// bit for bit the same at one, two and three threads and whichever tier's C tiles (each output is the bias plus
+    /// its products fused in depth order, whatever the tile or the split of rows between threads), and as the build's
+    /// own Swift loops where those fuse (a tuned build).
+    func testEveryModelThroughTheDispatchedTiles() throws {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else { throw XCTSkip("no C tiles for this CPU's tiers in this build") }
+        let configs: [KernelConfig] = tiers.map { tier in
+            var kernels = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(kernels.dispatchFloatGEMM(to: tier))
+            return kernels
+        }
+        for kernels in configs { try endToEnd(kernels: kernels) }
+        // Where the build's own Swift loops fuse their multiply-adds (a tuned build), they give the same bits again.
+        let own = KernelConfig.compiledTier != .portable ? [KernelConfig.compiledWithoutDispatch] : []
+        for golden in try Self.goldens() {
+            let label = "\(golden.bundle)#\(golden.member)"
+            var first: [[Float]]? = nil
+            for kernels in configs + own {
+                for threads in [1, 2, 3] {
+                    let interpreter = try Interpreter(path: Repository.modelPath(golden.bundle), member: golden.member.isEmpty ? nil : golden.member,
+                                                      threads: threads, kernels: kernels)
+                    for (position, tensor) in golden.inputs.enumerated() {
+                        try interpreter.setInput(position, bytes: try XCTUnwrap(golden.tensors[tensor]).bytes)
+                    }
+                    interpreter.invoke()
+                    let ours = try golden.outputs.indices.map { try interpreter.outputFloats($0) }
+                    guard let first else { first = ours; continue }
+                    for (k, (a, b)) in zip(first, ours).enumerated() {
+                        XCTAssertTrue(a.elementsEqual(b) { $0.bitPattern == $1.bitPattern },
+                                      "\(label) output \(k): C tiles of \(kernels.floatGEMMTileTier.map { "\($0)" } ?? "none (the build's Swift)") at \(threads) threads differ from \(tiers[0])'s at 1 thread")
+                    }
+                }
+            }
+        }
+    }
 }

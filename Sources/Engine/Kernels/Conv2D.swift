@@ -93,10 +93,14 @@ struct Conv2DKernel: EpilogueFusable {
         // kernel's few outputs goes there.
         throughOpenBLAS = context.kernels.floatGEMM == .openBLAS
         ononeLoops = context.kernels.ononeLoops
-        packed = !throughOpenBLAS && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (ownGEMMKernelsAreFast || f[1] * f[2] * i.c <= 16))
+        // A portable build that runs the CPU's tier's C tiles (``KernelConfig/dispatchedTier``) has fast tiles too.
+        let tilesAreFast = ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles != nil
+        packed = !throughOpenBLAS && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (tilesAreFast || f[1] * f[2] * i.c <= 16))
             || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels)
             ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
-        stem = packed != nil && activation != .tanh
+        // The stem's direct loops are Swift of the build's tier: in a portable build that runs C tiles, im2col and
+        // those tiles beat its SSE2 loops.
+        stem = packed != nil && activation != .tanh && (ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles == nil)
             ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
     }
 

@@ -22,6 +22,9 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
     let activation: Activation
     /// Which channel loops run: the tier's choice, made once here.
     let channelLoops: KernelConfig.FloatDepthwiseKernel
+    /// The CPU's tier's C loops the eight-channel interiors run instead of the Swift ones (a portable build on an AVX2
+    /// or AVX-512 CPU: ``KernelConfig/dispatchedTier``), or nil.
+    let dispatchedLoops: FloatDepthwiseLoops?
     /// The epilogue through its C twin (``KernelConfig/ononeLoops``).
     let ononeLoops: Bool
 
@@ -77,6 +80,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         guard weights.count == f[1] * f[2] * f[3], bias.count == f[3] else { throw context.fail("weights/bias sizes") }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         channelLoops = context.kernels.floatDepthwise
+        dispatchedLoops = context.kernels.floatDepthwiseLoops
         ononeLoops = context.kernels.ononeLoops
         try context.expect([batch, y.output, x.output, f[3]], forOutput: 0)
         interiorColumns = x.interior

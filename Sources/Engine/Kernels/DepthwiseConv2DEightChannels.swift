@@ -1,3 +1,4 @@
+import CVisionTasksMicroKernels
 import VisionTasksEngineSIMD
 
 // The AVX2 tier's depthwise channel loops (``KernelConfig/DepthwiseKernel/eightChannels``): SIMD8<Float>, one AVX2
@@ -12,6 +13,20 @@ extension DepthwiseConv2DKernel {
     func interior(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ span: ChannelSpan) {
         let clamp = ActivationClamp(activation)
+        if let dispatchedLoops, span.count >= 8, !columns.isEmpty {
+            // The same loops in C for the CPU's tier, chosen as the switch below chooses (3 × 3 at stride 1 or 2
+            // through the nine-taps-in-registers loop, the rest through the four-pixel steps).
+            var row = vision_tasks_f32_dwconv_row(
+                origin: origin, weights: w, bias: bias, out: out, first_column: columns.lowerBound, end_column: columns.upperBound,
+                taps: x.filter, stride: x.stride, row_step: rowStep, pixel_stride: span.pixelStride, channels: inputChannels,
+                count: span.count, lower: clamp.lower[0], upper: clamp.upper[0])
+            let loops = dispatchedLoops.table.pointee
+            if x.filter == 3, x.stride <= 2 { loops.square_3x3!(&row) } else { loops.square!(&row) }
+            if activation == .tanh {
+                for ox in columns { activation.apply(out + ox &* inputChannels, count: span.count) }
+            }
+            return
+        }
         switch (x.filter, x.stride) {
         case (3, 1): interior3Stride1(columns, origin, rowStep, out, w, bias, clamp, span)
         case (3, 2): interior3Stride2(columns, origin, rowStep, out, w, bias, clamp, span)

@@ -1,4 +1,11 @@
 import CVisionTasksFloatingPoint
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Which micro-kernels the operators call, and the tuning thresholds that were literals inside them: the one place
 /// that knows the instruction-set tier the build targets (XNNPACK keeps this in `src/configs/*-config.c`, chosen at
@@ -116,8 +123,75 @@ public struct KernelConfig: Sendable, Equatable {
     /// module that calls it, this one.)
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
-    /// What the build's tier runs best.
-    public static let compiled = compiledWithoutOptimization ? withoutOptimization(tier: compiledTier) : KernelConfig(tier: compiledTier)
+    /// What the build's tier runs best, with the float GEMM's tiles and the float depthwise interiors of the CPU's best
+    /// tier where this build has them in C and its own are of a lower tier (``dispatchedTier``).
+    public static let compiled: KernelConfig = {
+        var config = compiledWithoutDispatch
+        if let dispatchedTier {
+            config.dispatchFloatGEMM(to: dispatchedTier)
+            config.dispatchFloatDepthwise(to: dispatchedTier)
+        }
+        return config
+    }()
+
+    /// What the build's own Swift kernels run: ``compiled`` without the C loops of a higher tier (``dispatchedTier``).
+    /// The tests compare loops of the build's own tier with it.
+    public static let compiledWithoutDispatch = compiledWithoutOptimization ? withoutOptimization(tier: compiledTier) : KernelConfig(tier: compiledTier)
+
+    /// The tier whose C micro-kernels (CVisionTasksMicroKernels) this process runs in place of the build's own Swift
+    /// ones, chosen once at start (as XNNPACK chooses its configs): the best tier this CPU has
+    /// (``bestTierForThisCPU``), where that is above the build's (``compiledTier``: a dependent's plain build is
+    /// the portable tier) and the build has C tiles for it. Nil in a build tuned for this CPU, whose Swift tiles are
+    /// the reference and as fast, and in a build without optimization (OpenBLAS does its products).
+    ///
+    /// `VISION_TASKS_KERNEL_TIER` in the environment, a tier's name (`portable`, `avx2`, `avx512`, …), caps it: an
+    /// A/B comparison of one binary, or a way around a fault in one tier's tiles. It never raises the tier above the
+    /// CPU's best.
+    public static let dispatchedTier: Tier? = {
+        guard !compiledWithoutOptimization else { return nil }
+        var tier = bestTierForThisCPU
+        if let name = getenv("VISION_TASKS_KERNEL_TIER").map({ String(cString: $0) }), let cap = Tier(rawValue: name),
+           cap.architectureRank != nil, tier.architectureRank != nil, cap.architectureRank! < tier.architectureRank! {
+            tier = cap
+        }
+        guard let rank = tier.architectureRank, let compiledRank = compiledTier.architectureRank, rank > compiledRank,
+              cpuRuns(tier), FloatGEMMTiles(tier: tier) != nil else { return nil }
+        return tier
+    }()
+
+    /// Runs the float GEMM through `tier`'s C tiles (``floatGEMMTileTier``), with that tier's tiling (the AVX-512
+    /// tiers' wide tiles where it has them), and returns true; or changes nothing and returns false where this CPU
+    /// does not run `tier`, the build has no C tiles for it, or the float products go to OpenBLAS. The tests run each
+    /// tier's C tiles this way in any build.
+    @discardableResult
+    public mutating func dispatchFloatGEMM(to tier: Tier) -> Bool {
+        guard floatGEMM != .openBLAS, Self.cpuRuns(tier), let tiles = FloatGEMMTiles(tier: tier) else { return false }
+        floatGEMMTiles = tiles
+        floatGEMM = tiles.hasWideTile ? .wideTiles : .sixBySixteen
+        return true
+    }
+
+    /// Runs the float depthwise convolutions' interior loops (channel multiplier 1, 3 × 3 and 5 × 5) through
+    /// `tier`'s C loops (``floatDepthwiseLoopTier``), eight channels a vector, and returns true; or changes nothing and
+    /// returns false, as ``dispatchFloatGEMM(to:)``. Border pixels and the other filters stay the build's Swift.
+    @discardableResult
+    public mutating func dispatchFloatDepthwise(to tier: Tier) -> Bool {
+        guard floatDepthwise != .ononeLoops, Self.cpuRuns(tier), let loops = FloatDepthwiseLoops(tier: tier) else { return false }
+        floatDepthwiseLoops = loops
+        floatDepthwise = .eightChannels
+        return true
+    }
+
+    /// The tiers this CPU runs whose C tiles this build has, lowest first.
+    public static var dispatchableTiers: [Tier] {
+        Tier.allCases.filter { cpuRuns($0) && FloatGEMMTiles(tier: $0) != nil }
+    }
+
+    /// Whether `tier` is of this architecture and at most the best this CPU has.
+    static func cpuRuns(_ tier: Tier) -> Bool {
+        guard let rank = tier.architectureRank, let best = bestTierForThisCPU.architectureRank else { return false }
+        return rank <= best
+    }
 
     /// What a build that compiled this module without optimization runs (``compiledWithoutOptimization``): OpenBLAS's
     /// sgemm for every float product, its dgemm for quantized convolutions' and fully connected layers' (exact on
@@ -144,6 +218,14 @@ public struct KernelConfig: Sendable, Equatable {
     /// (``compiledWithoutOptimization``), where the Swift loops' generic SIMD, array accesses and checked arithmetic
     /// are calls into the runtime.
     public var ononeLoops = false
+    /// The C tiles the float GEMM calls instead of its Swift ones (``dispatchedTier``), or nil for the Swift tiles.
+    var floatGEMMTiles: FloatGEMMTiles?
+    /// The tier of the C tiles the float GEMM runs, or nil where it runs the Swift tiles of the build's own tier.
+    public var floatGEMMTileTier: Tier? { floatGEMMTiles?.tier }
+    /// The C loops float depthwise interiors run instead of the Swift ones, or nil.
+    var floatDepthwiseLoops: FloatDepthwiseLoops?
+    /// The tier of the C loops float depthwise interiors run, or nil.
+    public var floatDepthwiseLoopTier: Tier? { floatDepthwiseLoops?.tier }
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take

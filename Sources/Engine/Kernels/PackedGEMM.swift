@@ -1,3 +1,4 @@
+import CVisionTasksMicroKernels
 import VisionTasksEngineSIMD
 
 /// C = A · Wᵀ + bias, activated, for A row-major [M × K] and weights packed at load into panels of 16 output
@@ -19,12 +20,16 @@ struct PackedGEMM: Sendable {
     let columns: Int
     /// Whether pairs of whole panels go through the AVX-512 tier's 8 × 32 tile (``KernelConfig/floatGEMM``).
     let wideTiles: Bool
+    /// The C tiles of the CPU's tier that run in place of the Swift tiles below (``KernelConfig/floatGEMMTiles``), or
+    /// nil: the Swift tiles, the reference, compiled for the build's tier.
+    let tiles: FloatGEMMTiles?
     var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
 
     /// - Parameter weights: row-major [columns × depth] (TFLite's [out, in] / OHWI layout).
     init(weights: [Float], bias: [Float], columns: Int, depth: Int, kernels: KernelConfig = .compiled) {
         self.depth = depth
-        wideTiles = kernels.floatGEMM == .wideTiles
+        tiles = kernels.floatGEMMTiles
+        wideTiles = kernels.floatGEMM == .wideTiles && (tiles?.hasWideTile ?? true)
         self.columns = columns
         let panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
         panels = WeightPanels.pack(columns: columns, depth: depth, group: 1, zero: 0) { weights[$0 * depth + $1] }
@@ -105,11 +110,15 @@ struct PackedGEMM: Sendable {
                           _ ldc: Int, _ panels: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                           _ activation: ActivationClamp, _ output: TileEpilogue?) {
         let w = panels + panel * depth * Self.panelWidth
-        let b0 = UnsafeRawPointer(bias + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
-        let b1 = UnsafeRawPointer(bias + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
         let column0 = panel * Self.panelWidth
         let width = min(Self.panelWidth, columns - column0)
         let epilogue = output?.panel(column0)
+        if let tiles {
+            runPanel(tiles.table.pointee, w, bias + column0, rows, a, lda, c, ldc, column0, width, activation, epilogue)
+            return
+        }
+        let b0 = UnsafeRawPointer(bias + panel * Self.panelWidth).loadUnaligned(as: SIMD8<Float>.self)
+        let b1 = UnsafeRawPointer(bias + panel * Self.panelWidth + 8).loadUnaligned(as: SIMD8<Float>.self)
         var r = rows.lowerBound
         if width <= 8 {
             // The last panel of 8, 24, 40 … channels: half a panel, so half the multiply-adds; twelve rows at a time
@@ -153,6 +162,50 @@ struct PackedGEMM: Sendable {
         }
     }
 
+    /// ``runPanel(_:_:_:_:_:_:_:_:_:_:)`` through C tiles: the same tiles over the same rows in the same order, each
+    /// the C twin of the Swift tile named beside it.
+    @inline(__always)
+    private func runPanel(_ tiles: vision_tasks_f32_gemm_kernels, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                          _ rows: Range<Int>, _ a: UnsafePointer<Float>, _ lda: Int, _ c: UnsafeMutablePointer<Float>, _ ldc: Int,
+                          _ column0: Int, _ width: Int, _ activation: ActivationClamp, _ epilogue: TileEpilogue?) {
+        let lower = activation.lower[0], upper = activation.upper[0], depth = self.depth
+        var r = rows.lowerBound
+        if width <= 8 {
+            let tile12 = tiles.tile_12x8!, tile6 = tiles.tile_6x8!  // halfTile12, halfTile6
+            while r + 12 <= rows.upperBound {
+                if width == 8 {
+                    tile12(12, depth, a + r * lda, lda, w, 0, bias, c + r * ldc + column0, ldc, lower, upper)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: 12) { tile12(12, depth, a + r * lda, lda, w, 0, bias, $0, $1, lower, upper) }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: 12, width)
+                r += 12
+            }
+            while r < rows.upperBound {
+                let count = min(6, rows.upperBound - r)
+                if width == 8 {
+                    tile6(count, depth, a + r * lda, lda, w, 0, bias, c + r * ldc + column0, ldc, lower, upper)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) { tile6(count, depth, a + r * lda, lda, w, 0, bias, $0, $1, lower, upper) }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
+                r += count
+            }
+        } else {
+            let tile = tiles.tile_6x16!  // tile6
+            while r < rows.upperBound {
+                let count = min(6, rows.upperBound - r)
+                if width == 16 {
+                    tile(count, depth, a + r * lda, lda, w, 0, bias, c + r * ldc + column0, ldc, lower, upper)
+                } else {
+                    Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count) { tile(count, depth, a + r * lda, lda, w, 0, bias, $0, $1, lower, upper) }
+                }
+                epilogue?.apply(c, row: r, column: column0, ldc, rows: count, width)
+                r += count
+            }
+        }
+    }
+
     /// A tile of a partial panel (channel counts that are not multiples of 8: BlazeFace's 28, 36, 42): `tile` stores
     /// whole vectors into a scratch tile on the stack (its C and ldc), then `width` columns of each row are copied
     /// out four at a time. The tiles' own stores went lane by lane for these, which cost such a convolution a
@@ -186,7 +239,12 @@ struct PackedGEMM: Sendable {
         var panel = panelRange.lowerBound
         while panel + 4 <= wholePanelsEnd {
             let column0 = panel * Self.panelWidth
-            rowTile4(a + row * lda, panels + panel * depth * Self.panelWidth, bias + column0, c + row * ldc + column0, activation)
+            if let tiles {
+                tiles.table.pointee.row_1x64!(1, depth, a + row * lda, lda, panels + panel * depth * Self.panelWidth, depth * Self.panelWidth,
+                                              bias + column0, c + row * ldc + column0, ldc, activation.lower[0], activation.upper[0])
+            } else {
+                rowTile4(a + row * lda, panels + panel * depth * Self.panelWidth, bias + column0, c + row * ldc + column0, activation)
+            }
             if let output {
                 for p in 0..<4 { output.panel(column0 + p * Self.panelWidth).apply(c, row: row, column: column0 + p * Self.panelWidth, ldc, rows: 1, Self.panelWidth) }
             }

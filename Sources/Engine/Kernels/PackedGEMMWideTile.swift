@@ -35,10 +35,16 @@ extension PackedGEMM {
         let w0 = panels + panel * depth * Self.panelWidth, w1 = w0 + depth * Self.panelWidth
         let biases = UnsafeRawPointer(bias + column0)
         let b0 = biases.loadUnaligned(as: SIMD16<Float>.self), b1 = biases.loadUnaligned(fromByteOffset: 64, as: SIMD16<Float>.self)
+        let wide = tiles?.table.pointee.tile_8x32
         var r = rows.lowerBound
         while r < rows.upperBound {
             let count = min(8, rows.upperBound - r)
-            wideTile8(a + r * lda, lda, w0, w1, b0, b1, c + r * ldc + column0, ldc, activation, rows: count)
+            if let wide {
+                wide(count, depth, a + r * lda, lda, w0, depth * Self.panelWidth, bias + column0, c + r * ldc + column0, ldc,
+                     activation.lower[0], activation.upper[0])
+            } else {
+                wideTile8(a + r * lda, lda, w0, w1, b0, b1, c + r * ldc + column0, ldc, activation, rows: count)
+            }
             epilogue(column0, r, count)
             epilogue(column0 + Self.panelWidth, r, count)
             r += count

@@ -1,0 +1,103 @@
+#ifndef VISION_TASKS_MICRO_KERNELS_H
+#define VISION_TASKS_MICRO_KERNELS_H
+#include <stddef.h>
+
+// The innermost loops of Engine's float GEMM (`PackedGEMM`'s tiles) and float depthwise convolution, compiled for every x86 tier in one build and
+// chosen at run time from the CPU (Engine's `MicroKernelTable`), as XNNPACK's configs choose theirs.
+//
+// Why C: our Swift kernels get their tier from the target CPU (`-Xswiftc -target-cpu`, Package.swift), which SwiftPM
+// refuses in a dependency (unsafe flags), and Swift up to 6.3 has no per-function target attribute (its DeclAttr.def
+// has none; an experimental `@_target` came to swiftlang/swift's main branch after 6.3, behind an experimental-feature
+// flag). C's `__attribute__((target("avx2,fma")))` compiles one function for a tier with no flags at all, so a
+// dependent's plain `swift build -c release` carries every tier. Only these loops are C: packing, tiling, the
+// epilogues, planning and threading stay Swift, and the Swift tiles stay the reference (a build tuned for its CPU runs
+// them, and the tests hold these to them and to a scalar fused reference bit for bit).
+//
+// Every tile computes, for each element of C it stores, the bias plus its products fused (one rounding each) in depth
+// order, then clamps: `min(upper, max(lower, v))` in x86's operand order (NaN passes through), as `ActivationClamp`.
+// So each tier's tiles give the same bits as the Swift tiles of a build tuned for that tier, and as each other.
+//
+// Adding a tier (arm64's NEON dot product, next) is files only: its tiles in files guarded by its architecture, and
+// its table returned by that architecture's `vision_tasks_f32_gemm_kernels_for_tier` (table_*.c).
+
+/// One tile of C = clamp(bias + A · W) for A row-major (`lda` floats between rows) and W packed in panels of 16
+/// columns: `depth` rows of 16 floats each, panels `panel_stride` floats apart (XNNPACK's layout; Engine's
+/// `WeightPanels`). `rows` rows of A and C; the tile's own row count may be larger, in which case the last row of A
+/// is read again for the missing ones and they are not stored. Stores only whole vectors of the tile's width: a
+/// partial panel goes through a scratch tile on the Swift side.
+typedef void (*vision_tasks_f32_gemm_tile)(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                           size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                           float upper);
+
+/// A tier's float GEMM tiles; NULL where the tier has none of that shape.
+struct vision_tasks_f32_gemm_kernels {
+    /// The tier, as floating_point_mode.h's VISION_TASKS_CPU_TIER_* values (Engine checks they agree).
+    int tier;
+    /// Up to 6 rows × one panel (16 columns).
+    vision_tasks_f32_gemm_tile tile_6x16;
+    /// Exactly 12 rows × the first 8 columns of one panel (the last panel of 8, 24, 40 … channels).
+    vision_tasks_f32_gemm_tile tile_12x8;
+    /// Up to 6 rows × the first 8 columns of one panel.
+    vision_tasks_f32_gemm_tile tile_6x8;
+    /// One row × four whole panels (64 columns); `bias` and `c` cover all 64.
+    vision_tasks_f32_gemm_tile row_1x64;
+    /// Up to 8 rows × two whole panels (32 columns): the AVX-512 tier's wide tile; NULL below it.
+    vision_tasks_f32_gemm_tile tile_8x32;
+};
+
+/// One output row's interior pixels of a float depthwise convolution of channel multiplier 1 (Engine's
+/// `DepthwiseConv2DKernel.interior`): output columns `first_column ..< end_column`, whose `taps` × `taps` windows lie
+/// inside the input (dilation 1), channels `0 ..< count` (count ≥ 8; the last 1–7 are recomputed as the vector
+/// ending at `count`). The window of column `ox` starts at `origin + ox × stride × pixel_stride`, its rows `row_step`
+/// floats apart; weights are [taps][taps][channels], output pixels `channels` floats apart. Each output is the bias
+/// plus its taps fused in the Swift loops' order, clamped as `ActivationClamp`.
+struct vision_tasks_f32_dwconv_row {
+    const float *origin;
+    const float *weights;
+    const float *bias;
+    float *out;
+    size_t first_column, end_column;
+    size_t taps, stride;
+    size_t row_step, pixel_stride, channels, count;
+    float lower, upper;
+};
+typedef void (*vision_tasks_f32_dwconv_loop)(const struct vision_tasks_f32_dwconv_row *row);
+
+/// A tier's float depthwise loops; NULL where it has none.
+struct vision_tasks_f32_dwconv_kernels {
+    int tier;
+    /// 3 × 3 windows, any stride: one channel vector along the row, nine taps in registers.
+    vision_tasks_f32_dwconv_loop square_3x3;
+    /// Any square window (5 × 5 in the models), any stride: four pixels × two channel vectors a step.
+    vision_tasks_f32_dwconv_loop square;
+};
+
+/// The depthwise loops of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier);
+
+/// The tiles of `tier` (a VISION_TASKS_CPU_TIER_* value), or NULL where this build has none for it (another
+/// architecture's tier, the portable tier). Never checks the CPU: the caller asks only for a tier the CPU runs.
+const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_tier(int tier);
+
+// The tiles by name, for the tests (each tier against the Swift tiles).
+#if defined(__x86_64__)
+void vision_tasks_f32_gemm_6x16__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                          size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                          float upper);
+void vision_tasks_f32_gemm_12x8__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                          size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                          float upper);
+void vision_tasks_f32_gemm_6x8__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                         size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                         float upper);
+void vision_tasks_f32_gemm_1x64__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                          size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                          float upper);
+void vision_tasks_f32_dwconv_3x3__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
+void vision_tasks_f32_dwconv_square__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
+void vision_tasks_f32_gemm_8x32__avx512f(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
+                                         size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
+                                         float upper);
+#endif
+
+#endif

@@ -1,0 +1,66 @@
+// x86-64's tiers' tables. The tier values are floating_point_mode.h's VISION_TASKS_CPU_TIER_* (this target sits
+// beside CVisionTasksFloatingPoint and may not include it; Engine checks each table's tier against its own).
+#if defined(__x86_64__)
+#include "micro_kernels.h"
+
+static const struct vision_tasks_f32_gemm_kernels avx2 = {
+    .tier = 1,
+    .tile_6x16 = vision_tasks_f32_gemm_6x16__avx2_fma,
+    .tile_12x8 = vision_tasks_f32_gemm_12x8__avx2_fma,
+    .tile_6x8 = vision_tasks_f32_gemm_6x8__avx2_fma,
+    .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
+    .tile_8x32 = NULL,
+};
+
+// AVX-512 adds the wide tile; the rest (a last single panel, partial and half panels, a single row) stays AVX2's, as
+// in the Swift tier.
+static const struct vision_tasks_f32_gemm_kernels avx512 = {
+    .tier = 2,
+    .tile_6x16 = vision_tasks_f32_gemm_6x16__avx2_fma,
+    .tile_12x8 = vision_tasks_f32_gemm_12x8__avx2_fma,
+    .tile_6x8 = vision_tasks_f32_gemm_6x8__avx2_fma,
+    .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
+    .tile_8x32 = vision_tasks_f32_gemm_8x32__avx512f,
+};
+
+// VNNI changes only the quantized kernels: its float tiles are AVX-512's.
+static const struct vision_tasks_f32_gemm_kernels avx512_vnni = {
+    .tier = 3,
+    .tile_6x16 = vision_tasks_f32_gemm_6x16__avx2_fma,
+    .tile_12x8 = vision_tasks_f32_gemm_12x8__avx2_fma,
+    .tile_6x8 = vision_tasks_f32_gemm_6x8__avx2_fma,
+    .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
+    .tile_8x32 = vision_tasks_f32_gemm_8x32__avx512f,
+};
+
+// Every x86 tier runs the eight-channel loops: the AVX-512 tiers' sixteen-channel Swift loops give the same bits, and
+// these already take the plain build's depthwise time to the tuned builds' (C sixteen-channel loops: not yet).
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx2 = {
+    .tier = 1, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx512 = {
+    .tier = 2, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+static const struct vision_tasks_f32_dwconv_kernels dwconv_avx512_vnni = {
+    .tier = 3, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
+};
+
+const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &dwconv_avx2;
+    case 2: return &dwconv_avx512;
+    case 3: return &dwconv_avx512_vnni;
+    default: return NULL;
+    }
+}
+
+const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &avx2;
+    case 2: return &avx512;
+    case 3: return &avx512_vnni;
+    default: return NULL;
+    }
+}
+
+#endif
