@@ -144,7 +144,11 @@ final class DepthwiseMicroKernelTests: XCTestCase {
     /// build the border pixels and the other filters stay its unfused Swift, so only the bound holds there).
     func testDispatchedFloatLoopsEqualTheSwiftLoopsAndTheReference() throws {
         let tiers = KernelConfig.dispatchableTiers
-        guard !tiers.isEmpty else { throw XCTSkip("no C loops for this CPU's tiers in this build") }
+        guard !tiers.isEmpty else {
+            // No C loops for this CPU (arm64, or an x86-64 CPU without AVX2): then nothing is dispatched.
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
         var g = QuantizedMicroKernelTests.Generator(seed: 61)
         for shape in Self.shapes {
             let input = (0..<shape.height * shape.width * shape.channels).map { _ in Float.random(in: -1...1, using: &g) }

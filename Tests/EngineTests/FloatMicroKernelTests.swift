@@ -50,7 +50,11 @@ final class FloatMicroKernelTests: XCTestCase {
     /// panels (the large-filter path), pairs of panels through the wide tile.
     func testDispatchedTilesEqualTheFusedReferenceBitForBit() throws {
         let tiers = KernelConfig.dispatchableTiers
-        guard !tiers.isEmpty else { throw XCTSkip("no C tiles for this CPU's tiers in this build") }
+        guard !tiers.isEmpty else {
+            // No C tiles for this CPU (arm64, or an x86-64 CPU without AVX2): then nothing is dispatched.
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
         var g = QuantizedMicroKernelTests.Generator(seed: 43)
         for (rows, columns, depth) in [(1, 64, 9), (5, 32, 1), (8, 48, 16), (13, 80, 27), (25, 33, 8), (49, 96, 64), (7, 40, 3),
                                        (96, 64, 300), (25, 24, 19), (12, 8, 5), (31, 28, 7), (13, 160, 260), (19, 128, 300)] {

@@ -216,7 +216,11 @@ final class LiteRTGoldenTests: XCTestCase {
     /// own Swift loops where those fuse (a tuned build).
     func testEveryModelThroughTheDispatchedTiles() throws {
         let tiers = KernelConfig.dispatchableTiers
-        guard !tiers.isEmpty else { throw XCTSkip("no C tiles for this CPU's tiers in this build") }
+        guard !tiers.isEmpty else {
+            // No C tiles for this CPU (arm64, or an x86-64 CPU without AVX2): then nothing is dispatched.
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
         let configs: [KernelConfig] = tiers.map { tier in
             var kernels = KernelConfig(tier: KernelConfig.compiledTier)
             XCTAssertTrue(kernels.dispatchFloatGEMM(to: tier))
