@@ -172,8 +172,13 @@ final class SeedSnippetTests: XCTestCase {
 
     /// Little-endian float32s, as the snippets' runner writes them.
     private static func floats(_ bytes: [UInt8]) -> [Float] {
-        stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-            Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+        // Spelled out step by step: Swift 6.0 gave up type-checking the one-expression form.
+        stride(from: 0, to: bytes.count - 3, by: 4).map { (i: Int) -> Float in
+            var word = UInt32(bytes[i + 3])
+            word = word << 8 | UInt32(bytes[i + 2])
+            word = word << 8 | UInt32(bytes[i + 1])
+            word = word << 8 | UInt32(bytes[i])
+            return Float(bitPattern: word)
         }
     }
 
