@@ -33,25 +33,19 @@ extension OpenCVResize {
 
     /// ImageTransformationCalculator's CPU resize of four-channel bytes (STRETCH, LINEAR mode): `INTER_AREA` when the
     /// output is smaller on both sides, else `INTER_LINEAR` (which OpenCV itself turns into `INTER_AREA` for an exact
-    /// halving).
-    static func rgba(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int) -> [UInt8] {
-        if width == toWidth && height == toHeight { return source }
-        var output: [UInt8] = []
-        rgba(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
-        return output
-    }
-
-    /// ``rgba(_:width:height:toWidth:toHeight:)`` into `output`, whose memory is reused when it is large enough.
+    /// halving). The stretched bytes go into `output`, whose memory is reused when it is large enough.
     static func rgba(_ source: [UInt8], width: Int, height: Int, toWidth: Int, toHeight: Int, into output: inout [UInt8]) {
+        if width == toWidth && height == toHeight {
+            output = source
+            return
+        }
         // Zeros where a degenerate size leaves bytes unwritten, as a fresh array had them.
         let count = toWidth * toHeight * 4
         if output.count != count {
             output.removeAll(keepingCapacity: true)
             output.append(contentsOf: repeatElement(0, count: count))
         }
-        if width == toWidth && height == toHeight {
-            output = source
-        } else if (width > toWidth && height > toHeight) || (width == 2 * toWidth && height == 2 * toHeight) {
+        if (width > toWidth && height > toHeight) || (width == 2 * toWidth && height == 2 * toHeight) {
             area(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
         } else {
             linear(source, width: width, height: height, toWidth: toWidth, toHeight: toHeight, into: &output)
