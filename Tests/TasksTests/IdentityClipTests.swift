@@ -18,6 +18,13 @@ import XCTest
 /// where the pipeline itself loses someone — MediaPipe's association (the default smoothing) lets the tracked regions
 /// of two people collapse onto one at a crossing, and the pose detector misses the woman of `window.mp4` for over
 /// 5 s, longer than an identity is remembered.
+///
+/// Where a tracking loop goes depends on the last bits of the models' arithmetic (PoseReferenceTests' smoothed clip),
+/// so each clip was measured as nine trajectories — the clip, and the clip with one pixel of every frame changed by
+/// one level at each of eight places, as tools/mediapipe_tracking_spread.py nudges MediaPipe's input — and the bounds
+/// lie below the worst of the nine (the documentation comments give their range). One trajectory of these clips
+/// decided the bounds before, and the tracker kept the window clip's man in only five of nine (a motion measured over
+/// one frame sent him off the frame while hidden; IdentityTracker.motionMilliseconds).
 final class IdentityClipTests: XCTestCase {
     struct Truth: Decodable {
         struct Person: Decodable {
@@ -172,7 +179,8 @@ final class IdentityClipTests: XCTestCase {
     }
 
     /// Two men side by side (half size, one mirrored), near the seam at times: both found in (nearly) every frame and
-    /// each keeps its identity in every one. Measured: 166 and 175 of 175 frames, all kept, no switch.
+    /// each keeps its identity in every one. Measured over nine trajectories: 166 and 175 of 175 frames, all kept, no
+    /// switch.
     func testSideBySideKeepTheirIdentities() throws {
         let score = try score("mirrored", smoothing: .mediapipe)
         check(score, kept: [0.99, 0.99], switches: [0, 0], stolen: 0, found: [160, 170])
@@ -180,39 +188,44 @@ final class IdentityClipTests: XCTestCase {
 
     /// Two look-alike men (one clip and its mirror image, same clothes) crossing three times, the front one hiding
     /// the other: no colour tells them apart, their paths do (the rule's "crossing behind another"). With
-    /// `.always` each is tracked on its own region. Measured: kept 0.951 and 0.901, 2 switches each, 23 poses with
-    /// the other's identity — all while they overlap, where the one pose the task gives flips between them.
+    /// `.always` each is tracked on its own region. Measured over nine trajectories: kept 0.927–0.975 and
+    /// 0.881–0.889, 2 switches each, 23–28 poses with the other's identity — all while they overlap, where the one
+    /// pose the task gives flips between them.
     func testLookAlikesCrossingKeepTheirIdentitiesByTheirPaths() throws {
         let score = try score("cutout", smoothing: .always)
-        check(score, kept: [0.93, 0.88], switches: [2, 2], stolen: 30, found: [115, 160])
+        check(score, kept: [0.92, 0.87], switches: [2, 2], stolen: 30, found: [115, 160])
     }
 
     /// The same crossing with MediaPipe's association (the default): after a crossing both tracked regions stay on
     /// the front man (MediaPipe's graph does the same: a detection replaces the regions it overlaps, and with two
-    /// regions tracked the detector does not run), so the man behind is found in 53 frames only and the second
-    /// region's identity ends up on the front man. Measured: kept 0.792 and 0.602, 4 switches each, 223 poses with
-    /// the other's identity. Identities cannot be better than the regions they follow.
+    /// regions tracked the detector does not run), so the man behind is found in 51–55 frames only (in one
+    /// trajectory of nine, 124) and the second region's identity ends up on the front man. Measured over nine
+    /// trajectories: the man behind keeps his identity in his first 41–45 frames and no later (0.774–0.833 of his
+    /// frames; 0.347 in the trajectory that finds him in 124), the front man in 0.510–0.534 of his, 2–8 switches,
+    /// 174–242 poses with the other's identity. Identities cannot be better than the regions they follow.
     func testLookAlikesCrossingWithMediaPipesAssociation() throws {
         let score = try score("cutout", smoothing: .mediapipe)
-        check(score, kept: [0.75, 0.55], switches: [5, 5], stolen: 240, found: [45, 180])
+        check(score, kept: [0.3, 0.5], switches: [8, 7], stolen: 250, found: [45, 180])
     }
 
     /// A woman in an opaque window sliding across a man and back: she hides most of him twice. With `.always`, the
-    /// man keeps his identity in every frame he is found (215 of 247), through both occlusions (his colour and his
-    /// place bring him back). The pose detector misses the woman for 6.5 s after the first crossing — longer than
-    /// ``IdentityTracker/memoryMilliseconds`` — so she comes back with a new identity: kept 0.529 (36 of 68 frames),
-    /// 2 switches; 10 poses with the other's identity, where the landmark model draws his face on her body.
+    /// man keeps his identity in every frame he is found (210–215 of 247 over nine trajectories), through both
+    /// occlusions (his colour and his place bring him back). The pose detector misses the woman for 6.5 s after the
+    /// first crossing — longer than ``IdentityTracker/memoryMilliseconds`` — so she comes back with a new identity:
+    /// kept 0.514–0.543 (36 of 68 frames unnudged), 2 switches; 10–11 poses with the other's identity, where the
+    /// landmark model draws his face on her body.
     func testAPersonPassingInFrontKeepsTheIdentities() throws {
         let score = try score("window", smoothing: .always)
         check(score, kept: [0.99, 0.5], switches: [0, 2], stolen: 12, found: [205, 60])
     }
 
     /// The window clip with MediaPipe's association: the man's region goes onto the woman at the first crossing and
-    /// both regions end on him, so his first identity is kept in 0.248 of his frames (one switch) and the woman's
-    /// region's identity stays on him (170 poses). Identities cannot be better than the regions they follow.
+    /// both regions end on him; his colour and his path give him his identity back. Measured over nine trajectories:
+    /// kept 0.884–0.916 of his frames (2–6 switches) and 0.880–0.902 of hers (1–2), 33–38 poses with the other's
+    /// identity. Identities cannot be better than the regions they follow.
     func testAPersonPassingInFrontWithMediaPipesAssociation() throws {
         let score = try score("window", smoothing: .mediapipe)
-        check(score, kept: [0.22, 0.95], switches: [2, 1], stolen: 190, found: [200, 45])
+        check(score, kept: [0.85, 0.85], switches: [6, 2], stolen: 45, found: [200, 45])
     }
 
     /// Two faces turning, each in its own half of the frame (face_head_turning.mp4 beside its mirror image 1 s later),

@@ -13,25 +13,29 @@ struct IdentityObservation: Sendable, Equatable {
 ///
 /// The rule (the articles' "Identities across frames" states it for users):
 /// - **Kept from frame to frame**: an instance seen in the last frame continues when this frame's landmarks lie,
-///   on average, within ``followingDistance`` of its last ones moved on by its last motion (distances relative to
+///   on average, within ``followingDistance`` of its last ones moved on by its motion (distances relative to
 ///   its size: the larger side of its landmarks' box); its colour, where the task samples one, must not have
 ///   changed by more than ``followingColourChange`` (a tracked region that slid onto someone else).
 /// - **Kept across a gap** (an occlusion, a missed detection): an instance unseen for up to ``memoryMilliseconds``
 ///   takes its identity back when an unclaimed instance appears near where it was (its centre within
-///   ``returnDistance(afterMilliseconds:)`` of the last centre moved on by its last motion) and, where the task
+///   ``returnDistance(afterMilliseconds:)`` of the last centre moved on by its motion) and, where the task
 ///   samples a colour, looks the same (within ``returningColourChange``). Instances seen in the last frame claim
 ///   first, then those back from a gap; within each, the closest pairs first.
 /// - **Crossing behind another**: an instance of the last frame not found in this one, with an instance still seen
 ///   within its own size of where it should be, is taken as hidden behind that one. From then on, while the one in
 ///   view is followed, its centre is compared with where each of the two would be had both kept the motion they had
 ///   when they met (carried on for up to ``hiddenPredictionMilliseconds``): when it is clearly where the hidden one
-///   would be (by ``swapMargin`` of its size, and within half its size) and not where it would be itself, the two
-///   identities swap — the one in view is the one that was hidden, which came through in front, and the other
-///   stays behind at the place where the two met, to return there. (Look-alike people cross without a colour to
-///   tell them apart, and the landmark model's region slides from the hidden one to the one in front.)
+///   would be (nearer by ``swapMargin`` of its size along the line between the two places, and within half its
+///   size) and not where it would be itself, the two identities swap — the one in view is the one that was hidden,
+///   which came through in front, and the other stays behind at the place where the two met, to return there.
+///   (Look-alike people cross without a colour to tell them apart, and the landmark model's region slides from the
+///   hidden one to the one in front.)
 /// - **Two answers for one instance**: MediaPipe's multi-instance graphs can track two regions onto one person
 ///   (after a crossing). An instance whose landmarks lie within ``duplicateDistance`` of one already claimed this
 ///   frame cannot take over another instance's identity: it gets a new one (kept while it stays a duplicate).
+/// - **Motion**: an instance's centre's move over the last ``motionMilliseconds`` it was followed without a gap (the
+///   centre of all landmarks: a juggler's arms swing it back and forth by a tenth of his size from one frame to the
+///   next, so a one-frame motion carried on for a second sends a standing man off the frame).
 /// - **Ended**: an instance unseen for longer than ``memoryMilliseconds`` ends; its identity is never given again
 ///   in the stream. New identities count up from 0; a new stream (a reset of the task's video state, as the worker
 ///   does between clips) starts again from 0, as a new task would — identities name instances within one stream.
@@ -51,13 +55,25 @@ struct IdentityTracker: Sendable {
     static func returnDistance(afterMilliseconds gap: Int) -> Float {
         min(0.5 + 1.2 * Float(gap) / 1000, 1.5)
     }
-    /// The longest a last motion is carried on (a moving person stops; a prediction far ahead drifts).
+    /// The longest a motion is carried on (a moving person stops; a prediction far ahead drifts).
     static let predictionMilliseconds = 200
+    /// The span a motion is measured over: long enough to average out the swing of arms (a stride, a juggle: the
+    /// window clip's man stands still but his landmarks' centre moves ±0.5 px/ms from frame to frame), short enough
+    /// to follow a person who turns. Measured on the identity clips (IdentityClipTests).
+    static let motionMilliseconds = 500
+    /// At most this many past centres are kept per instance (a stream far above 60 fps measures its motion over
+    /// a shorter span rather than keeping more).
+    static let motionSamples = 32
     /// The longest the motions of two instances that met are carried on, to tell which came through.
     static let hiddenPredictionMilliseconds = 2000
-    /// How much closer (over the size) to the hidden instance's path than to its own the one in view must be for
-    /// their identities to swap.
+    /// How much closer (over the size, along the line between the two paths) to the hidden instance's path than to
+    /// its own the one in view must be for their identities to swap.
     static let swapMargin: Float = 0.25
+
+    fileprivate struct Sample: Sendable {
+        var time: Int
+        var centre: SIMD2<Float>
+    }
 
     /// Where and how an instance moved at one moment, for predictions across an occlusion.
     fileprivate struct Anchor: Sendable {
@@ -81,8 +97,11 @@ struct IdentityTracker: Sendable {
         var points: [SIMD2<Float>]
         var appearance: SIMD3<Float>?
         var timestamp: Int
-        /// The centre's move per millisecond over its last match.
+        /// The centre's move per millisecond over the last ``IdentityTracker/motionMilliseconds`` (``history``).
         var velocity = SIMD2<Float>.zero
+        /// The centres (and their times) it was followed through since its last gap, newest last, over at most the
+        /// motion's span.
+        var history: [Sample] = []
         /// Whether its last instance duplicated another one of the same frame.
         var duplicate = false
         /// Set while it is taken as hidden behind another track.
@@ -157,7 +176,7 @@ struct IdentityTracker: Sendable {
             if let identity { return identity }
             defer { nextIdentity += 1 }
             tracks.append(Track(identity: nextIdentity, points: observations[o].points, appearance: observations[o].appearance,
-                                timestamp: time))
+                                timestamp: time, history: [Sample(time: time, centre: Self.centre(observations[o].points))]))
             return nextIdentity
         }
         for t in tracks.indices where tracks[t].timestamp == time {
@@ -192,21 +211,26 @@ struct IdentityTracker: Sendable {
             guard let hidden = tracks[t].hidden, let f = tracks.firstIndex(where: { $0.identity == hidden.partner }),
                   tracks[f].timestamp == time, let o = identities.firstIndex(of: hidden.partner) else { continue }
             let elapsed = Self.elapsed(from: hidden.since, to: time), centre = Self.centre(observations[o].points), size = Self.size(observations[o].points)
-            func offset(_ anchor: Anchor) -> Float {
-                let d = centre - anchor.centre(after: elapsed)
-                return (d * d).sum().squareRoot() / size
-            }
-            let asHidden = offset(hidden.own), asItself = offset(hidden.other)
-            guard asHidden < 0.5, asHidden + Self.swapMargin < asItself else { continue }
+            let hiddenPath = hidden.own.centre(after: elapsed), ownPath = hidden.other.centre(after: elapsed)
+            let d = centre - hiddenPath, asHidden = (d * d).sum().squareRoot() / size
+            // Which path it is on is read along the line between the two: across it, both predictions share the
+            // error of a motion carried on for up to two seconds (a landmark centre drifting down as a walker
+            // nears the frame's edge moves both the same way), which says nothing about who is in view.
+            let between = hiddenPath - ownPath, separation = (between * between).sum().squareRoot()
+            let direction = separation > 0 ? between / separation : .zero
+            let alongHidden = abs((d * direction).sum()) / size, alongOwn = abs(((centre - ownPath) * direction).sum()) / size
+            guard asHidden < 0.5, alongHidden + Self.swapMargin < alongOwn else { continue }
             identities[o] = tracks[t].identity
             let seen = tracks[f]
             tracks[t].points = seen.points
             tracks[t].velocity = seen.velocity
+            tracks[t].history = seen.history
             tracks[t].timestamp = time
             tracks[t].duplicate = seen.duplicate
             tracks[t].hidden = nil
             tracks[f].points = hidden.other.points
             tracks[f].velocity = hidden.other.velocity
+            tracks[f].history = []
             tracks[f].timestamp = hidden.since
             tracks[f].hidden = Occlusion(partner: tracks[t].identity, since: hidden.since, own: hidden.other, other: hidden.own)
         }
@@ -255,11 +279,20 @@ struct IdentityTracker: Sendable {
 }
 
 private extension IdentityTracker.Track {
-    /// Moves the track to its instance of this frame; the motion is measured only from the last frame (across a gap
-    /// the track stood still at its last place), the colour averaged slowly (a ball or an arm passing in front).
+    /// Moves the track to its instance of this frame; the motion is measured only over frames followed one after
+    /// the other (across a gap the track stood still at its last place), the colour averaged slowly (a ball or an
+    /// arm passing in front).
     mutating func follow(_ observation: IdentityObservation, at time: Int, continuing: Bool) {
-        let elapsed = IdentityTracker.elapsed(from: timestamp, to: time)
-        velocity = continuing && elapsed > 0 ? (IdentityTracker.centre(observation.points) - centre) / Float(elapsed) : .zero
+        let now = IdentityTracker.centre(observation.points)
+        if !continuing { history.removeAll() }
+        history.append(IdentityTracker.Sample(time: time, centre: now))
+        history.removeFirst(max(history.count - IdentityTracker.motionSamples, 0))
+        // From the newest sample at least the span old (the oldest, while the track is younger than the span).
+        while history.count > 2, IdentityTracker.elapsed(from: history[1].time, to: time) >= IdentityTracker.motionMilliseconds {
+            history.removeFirst()
+        }
+        let elapsed = IdentityTracker.elapsed(from: history[0].time, to: time)
+        velocity = elapsed > 0 ? (now - history[0].centre) / Float(elapsed) : .zero
         points = observation.points
         hidden = nil
         if let colour = observation.appearance {
