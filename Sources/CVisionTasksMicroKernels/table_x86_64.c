@@ -63,6 +63,21 @@ static const struct vision_tasks_q_gemm_kernels q_avx512_vnni = {
     .row_sum = vision_tasks_q8_row_sum__avx512vnni,
 };
 
+// Every x86 tier runs the eight-channel paired loop: the AVX-512 tiers' sixteen-channel Swift loops give the same
+// bytes (exact sums), and this one already takes most of a plain build's quantized depthwise time away.
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx2 = {.tier = 1, .paired = vision_tasks_q16_dwconv_paired__avx2};
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512 = {.tier = 2, .paired = vision_tasks_q16_dwconv_paired__avx2};
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512_vnni = {.tier = 3, .paired = vision_tasks_q16_dwconv_paired__avx2};
+
+const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &q_dwconv_avx2;
+    case 2: return &q_dwconv_avx512;
+    case 3: return &q_dwconv_avx512_vnni;
+    default: return NULL;
+    }
+}
+
 const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(int tier) {
     switch (tier) {
     case 1: return &q_avx2;

@@ -95,12 +95,13 @@ final class QuantizedGoldenTests: XCTestCase {
     static func label(_ kernels: KernelConfig) -> String {
         if kernels.ononeLoops { return "C loops and dgemm of a build without optimization" }
         let tiles = kernels.quantizedGEMMTileTier.map { ", C tiles of \($0)" } ?? ""
-        return "\(kernels.quantizedGEMM)\(tiles), \(kernels.quantizedDepthwise)"
+        let loops = kernels.quantizedDepthwiseLoopTier.map { ", C loop of \($0)" } ?? ""
+        return "\(kernels.quantizedGEMM)\(tiles), \(kernels.quantizedDepthwise)\(loops)"
     }
 
     /// The quantized GEMMs' C tiles of each tier this CPU runs (CVisionTasksMicroKernels, what a plain build
-    /// dispatches to at run time: int16 pairs through AVX2's `vpmaddwd`, byte quads through VNNI's `vpdpbusd`), with
-    /// the rest of the kernels the build's own: every operator byte-identical to LiteRT, and every model end to end
+    /// dispatches to at run time: int16 pairs through AVX2's `vpmaddwd`, byte quads through VNNI's `vpdpbusd`) and
+    /// its quantized depthwise loop (paired taps through `vpmaddwd`), with the rest of the kernels the build's own: every operator byte-identical to LiteRT, and every model end to end
     /// at one, two and three threads byte-identical to LiteRT with XNNPACK (so to each other).
     func testEveryQuantizedModelThroughTheDispatchedTiles() throws {
         let tiers = KernelConfig.dispatchableTiers
@@ -109,11 +110,14 @@ final class QuantizedGoldenTests: XCTestCase {
             XCTAssertNil(KernelConfig.dispatchedTier)
             return
         }
-        // The AVX-512 tier's quantized tiles are the AVX2 tier's (the same table entries): one run of them is enough.
+        // The AVX-512 tier's quantized tiles and depthwise loop are the AVX2 tier's (the same table entries): one run
+        // of them is enough.
         var seen: Set<String> = []
         for tier in tiers {
             var kernels = KernelConfig(tier: KernelConfig.compiledTier)
             XCTAssertTrue(kernels.dispatchQuantizedGEMM(to: tier))
+            XCTAssertTrue(kernels.dispatchQuantizedDepthwise(to: tier))
+            XCTAssertEqual(kernels.quantizedDepthwiseLoopTier, tier)
             guard seen.insert("\(kernels.quantizedGEMM)").inserted else { continue }
             try everyQuantizedOperatorMatchesLiteRT(kernels)
             try everyQuantizedModelEndToEnd(kernels, threadCounts: [1, 2, 3], allImages: true)

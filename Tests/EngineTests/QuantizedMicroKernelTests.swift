@@ -166,10 +166,13 @@ final class QuantizedMicroKernelTests: XCTestCase {
         XCTAssertNil(own.quantizedGEMMTileTier)
         if let tier = KernelConfig.dispatchedTier {
             XCTAssertEqual(KernelConfig.compiled.quantizedGEMMTileTier, tier)
+            XCTAssertEqual(KernelConfig.compiled.quantizedDepthwiseLoopTier, tier)
+            XCTAssertEqual(KernelConfig.compiled.quantizedDepthwise, .eightChannels)
             XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, tier == .avx512VNNI ? .int8Quads : .int16Pairs)
         } else {
             XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, own.quantizedGEMM)
             XCTAssertNil(KernelConfig.compiled.quantizedGEMMTileTier)
+            XCTAssertNil(KernelConfig.compiled.quantizedDepthwiseLoopTier)
         }
         print("kernel tier of this build: \(KernelConfig.compiledTier.rawValue), quantized C tiles: \(KernelConfig.compiled.quantizedGEMMTileTier.map { $0.rawValue } ?? "none")")
     }

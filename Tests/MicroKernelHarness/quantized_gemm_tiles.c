@@ -1,5 +1,6 @@
 // CVisionTasksMicroKernels' quantized GEMM tiles (the int16-pair 4 × 16 and 8 × 8 tiles of the AVX2 and AVX-512 tiers,
-// the VNNI tier's byte-quad 12 × 16, 4 × 16 and 1 × 16 tiles and its row sum) on exact-size heap buffers, so that
+// the VNNI tier's byte-quad 12 × 16, 4 × 16 and 1 × 16 tiles and its row sum) and the paired depthwise loop (3 × 3 and
+// 5 × 5 windows, strides 1 and 2, uint8 and int8 inputs, groups inside wider maps) on exact-size heap buffers, so that
 // AddressSanitizer sees any read or write past A's rows, the panel, the bias, scales and factors or C's `width` bytes,
 // against a scalar reference: the exact sum in int64 wrapped to int32 as the tiles' wrapping int32 is, then Engine's
 // `Requantization` (float product, clamp, round half to even, zero point, saturation), byte for byte. Depths that are
@@ -113,6 +114,53 @@ static void check_quads(const char *name, vision_tasks_q8_dot_gemm_tile tile, si
     free(a), free(w), free(bias), free(factors), free(sums), free(scales), free(c);
 }
 
+// The paired depthwise loop: `count` pixels of a 3 × 3 or 5 × 5 window, stride 1 or 2, one group of 16 channels at
+// channel `group` of `channels`, on exact-size buffers (the input up to the last byte the last window reads).
+static void check_dwconv(const struct vision_tasks_q_dwconv_kernels *k, size_t size, size_t stride, size_t channels, size_t group,
+                         size_t count, int input_signed, unsigned seed) {
+    static const int order[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+    const size_t taps = size * size, pairs = (taps + 1) / 2, width = (count - 1) * stride + size + (seed & 1);
+    const size_t row_step = width * channels;
+    ptrdiff_t offsets[25];
+    for (size_t t = 0; t < taps; t++) offsets[t] = (ptrdiff_t)((t / size) * row_step + (t % size) * channels);
+    const size_t in_bytes = (size_t)offsets[taps - 1] + (count - 1) * stride * channels + group + 16;
+    const size_t out_bytes = (count - 1) * channels + group + 16;
+    uint8_t *in = malloc(in_bytes), *out = malloc(out_bytes);
+    int16_t *w = malloc(sizeof(int16_t) * pairs * 32), natural[25][16];
+    int32_t *bias = malloc(sizeof(int32_t) * 16), natural_bias[16];
+    float *scales = malloc(sizeof(float) * 16), natural_scales[16];
+    for (size_t i = 0; i < in_bytes; i++) in[i] = (uint8_t)next(&seed);
+    for (size_t t = 0; t < taps; t++)
+        for (size_t j = 0; j < 16; j++) natural[t][j] = (int16_t)((int)(next(&seed) % 511) - 255);
+    for (size_t j = 0; j < 16; j++) {
+        natural_bias[j] = (int32_t)(next(&seed) % 200001) - 100000;
+        natural_scales[j] = (float)(20 + next(&seed) % 180) / (255.0f * 255.0f * (float)size);
+    }
+    for (size_t p = 0; p < pairs; p++)
+        for (size_t j = 0; j < 16; j++) {
+            w[p * 32 + 2 * j] = natural[2 * p][order[j]];
+            w[p * 32 + 2 * j + 1] = 2 * p + 1 < taps ? natural[2 * p + 1][order[j]] : 0;
+        }
+    for (size_t j = 0; j < 16; j++) bias[j] = natural_bias[order[j]], scales[j] = natural_scales[order[j]];
+    const struct vision_tasks_q_requantization q = params(&seed);
+    const struct vision_tasks_q_dwconv_paired_row row = {in + group, offsets, taps, count, stride * channels, channels, w, bias, scales,
+                                                         out + group, input_signed, &q};
+    k->paired(&row);
+    runs++;
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < 16; j++) {
+            int64_t sum = natural_bias[j];
+            for (size_t t = 0; t < taps; t++) {
+                const uint8_t byte = in[group + i * stride * channels + (size_t)offsets[t] + j];
+                sum += (int64_t)(input_signed ? (int8_t)byte : byte) * natural[t][j];
+            }
+            const uint8_t expected = requantize((int32_t)sum, natural_scales[j], &q);
+            if (out[group + i * channels + j] != expected && failures++ < 5)
+                printf("dwconv %zux%zu stride %zu pixel %zu channel %zu: %u vs %u\n", size, size, stride, i, j, out[group + i * channels + j], expected);
+        }
+    free(in), free(out), free(w), free(bias), free(scales);
+}
+
 int main(void) {
     if (vision_tasks_q_gemm_kernels_for_tier(0) || vision_tasks_q_gemm_kernels_for_tier(4)) { puts("table for a tier without tiles"); return 1; }
     const struct vision_tasks_q_gemm_kernels *avx2 = vision_tasks_q_gemm_kernels_for_tier(1);
@@ -148,6 +196,17 @@ int main(void) {
         if (vnni->row_sum(row, count) != (int32_t)s && failures++ < 5) printf("row sum of %zu bytes\n", count);
         free(row);
     }
-    printf("%d tile runs, %d bytes differing from the scalar reference\n", runs, failures);
+    const struct vision_tasks_q_dwconv_kernels *dwconv = vision_tasks_q_dwconv_kernels_for_tier(1);
+    if (!dwconv || vision_tasks_q_dwconv_kernels_for_tier(0)) { puts("depthwise table missing, or present for the portable tier"); return 1; }
+    for (size_t size = 3; size <= 5; size += 2)
+        for (size_t stride = 1; stride <= 2; stride++)
+            for (size_t count = 1; count <= 9; count += 4)
+                for (int input_signed = 0; input_signed <= 1; input_signed++) {
+                    const unsigned seed = (unsigned)(size * 1000 + stride * 100 + count * 10 + (size_t)input_signed);
+                    check_dwconv(dwconv, size, stride, 16, 0, count, input_signed, seed);
+                    check_dwconv(dwconv, size, stride, 24, 8, count, input_signed, seed + 1);
+                    check_dwconv(dwconv, size, stride, 48, 16, count, input_signed, seed + 2);
+                }
+    printf("%d tile and row runs, %d bytes differing from the scalar reference\n", runs, failures);
     return failures != 0;
 }

@@ -132,6 +132,37 @@ struct vision_tasks_q_gemm_kernels {
 /// The quantized tiles of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
 const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(int tier);
 
+/// One row's interior pixels of a quantized depthwise convolution for one group of 16 channels (channel multiplier 1;
+/// Engine's `QuantizedDepthwiseConv2DKernel.pairedPixels`): `count` output pixels, the first window's first input at
+/// `origin` (the group's first channel), windows `column_step` bytes apart, each tap's input at `offsets[tap]` bytes
+/// from its window's; outputs 16 bytes each, `out_step` bytes apart. `weights` are the group's pairs of taps (per pair,
+/// the low channels' (first, second) int16 pairs then the high channels', the last tap alone with 0 when `taps` is
+/// odd); `bias` (less the zero point's share) and `scales` are the group's 16 in the pairs' channel order (0–3, 8–11,
+/// then 4–7, 12–15). Each output is requantize(bias + Σ input × weight), exact int32.
+struct vision_tasks_q_dwconv_paired_row {
+    const void *origin;
+    const ptrdiff_t *offsets;
+    size_t taps, count, column_step, out_step;
+    const int16_t *weights;
+    const int32_t *bias;
+    const float *scales;
+    void *out;
+    /// Nonzero for int8 inputs (sign-extended), zero for uint8.
+    int32_t input_signed;
+    const struct vision_tasks_q_requantization *q;
+};
+typedef void (*vision_tasks_q16_dwconv_paired_loop)(const struct vision_tasks_q_dwconv_paired_row *row);
+
+/// A tier's quantized depthwise loops; NULL where it has none.
+struct vision_tasks_q_dwconv_kernels {
+    int tier;
+    /// The eight-channel tiers' paired interior loop (16 channels, two taps per `vpmaddwd`).
+    vision_tasks_q16_dwconv_paired_loop paired;
+};
+
+/// The quantized depthwise loops of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier);
+
 // The tiles by name, for the tests (each tier against the Swift tiles).
 #if defined(__x86_64__)
 void vision_tasks_f32_gemm_6x16__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
@@ -165,6 +196,7 @@ VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_12x16c4__avx512vnni);
 VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_4x16c4__avx512vnni);
 VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_1x16c4__avx512vnni);
 int32_t vision_tasks_q8_row_sum__avx512vnni(const uint8_t *row, size_t count);
+void vision_tasks_q16_dwconv_paired__avx2(const struct vision_tasks_q_dwconv_paired_row *row);
 #endif
 
 #endif

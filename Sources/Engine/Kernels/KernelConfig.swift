@@ -123,8 +123,8 @@ public struct KernelConfig: Sendable, Equatable {
     /// module that calls it, this one.)
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
-    /// What the build's tier runs best, with the float GEMM's tiles, the float depthwise interiors and the quantized
-    /// GEMMs' tiles of the CPU's best tier where this build has them in C and its own are of a lower tier
+    /// What the build's tier runs best, with the float GEMM's tiles, the float depthwise interiors, the quantized
+    /// GEMMs' tiles and the quantized depthwise interiors of the CPU's best tier where this build has them in C and its own are of a lower tier
     /// (``dispatchedTier``).
     public static let compiled: KernelConfig = {
         var config = compiledWithoutDispatch
@@ -132,6 +132,7 @@ public struct KernelConfig: Sendable, Equatable {
             config.dispatchFloatGEMM(to: dispatchedTier)
             config.dispatchFloatDepthwise(to: dispatchedTier)
             config.dispatchQuantizedGEMM(to: dispatchedTier)
+            config.dispatchQuantizedDepthwise(to: dispatchedTier)
         }
         return config
     }()
@@ -196,6 +197,17 @@ public struct KernelConfig: Sendable, Equatable {
         return true
     }
 
+    /// Runs the quantized depthwise convolutions' interior pixels (channel multiplier 1, 16 channels or more, 3 × 3
+    /// and 5 × 5) through `tier`'s C loop (``quantizedDepthwiseLoopTier``), eight-channel layout, and returns true;
+    /// or changes nothing and returns false, as ``dispatchQuantizedGEMM(to:)``. Border pixels stay the build's Swift.
+    @discardableResult
+    public mutating func dispatchQuantizedDepthwise(to tier: Tier) -> Bool {
+        guard !ononeLoops, Self.cpuRuns(tier), let loops = QuantizedDepthwiseLoops(tier: tier) else { return false }
+        quantizedDepthwiseLoops = loops
+        quantizedDepthwise = .eightChannels
+        return true
+    }
+
     /// The tiers this CPU runs whose C tiles this build has, lowest first.
     public static var dispatchableTiers: [Tier] {
         Tier.allCases.filter { cpuRuns($0) && FloatGEMMTiles(tier: $0) != nil }
@@ -244,6 +256,10 @@ public struct KernelConfig: Sendable, Equatable {
     var quantizedGEMMTiles: QuantizedGEMMTiles?
     /// The tier of the C tiles the quantized GEMMs run, or nil where they run the Swift tiles of the build's own tier.
     public var quantizedGEMMTileTier: Tier? { quantizedGEMMTiles?.tier }
+    /// The C loop quantized depthwise interiors run instead of the Swift one, or nil.
+    var quantizedDepthwiseLoops: QuantizedDepthwiseLoops?
+    /// The tier of the C loop quantized depthwise interiors run, or nil.
+    public var quantizedDepthwiseLoopTier: Tier? { quantizedDepthwiseLoops?.tier }
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take

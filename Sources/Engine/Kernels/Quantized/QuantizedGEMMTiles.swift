@@ -33,6 +33,26 @@ struct QuantizedGEMMTiles: Sendable, Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
 }
 
+/// A tier's quantized depthwise interior loop in C (CVisionTasksMicroKernels): ``QuantizedDepthwiseConv2DKernel``'s
+/// eight-channel paired pixels (16 channels, two taps per `vpmaddwd`), for a build whose own are of a lower tier than
+/// the CPU's (as ``QuantizedGEMMTiles``). Exact int32 sums and the Swift loops' requantizing instructions: the same
+/// bytes.
+struct QuantizedDepthwiseLoops: Sendable, Equatable {
+    let tier: KernelConfig.Tier
+    // Static constant data in C (see FloatGEMMTiles).
+    nonisolated(unsafe) let table: UnsafePointer<vision_tasks_q_dwconv_kernels>
+
+    init?(tier: KernelConfig.Tier) {
+        guard let table = vision_tasks_q_dwconv_kernels_for_tier(Int32(tier.cpuTierValue)) else { return nil }
+        precondition(Int(table.pointee.tier) == tier.cpuTierValue, "CVisionTasksMicroKernels' tier values differ from floating_point_mode.h's")
+        guard table.pointee.paired != nil else { return nil }
+        self.tier = tier
+        self.table = table
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
+}
+
 extension Requantization {
     /// The parameters of the C tiles' requantizing store.
     func microKernelParameters(signed: Bool) -> vision_tasks_q_requantization {
