@@ -124,8 +124,8 @@ public struct KernelConfig: Sendable, Equatable {
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
     /// What the build's tier runs best, with the float GEMM's tiles, the float depthwise interiors, the quantized
-    /// GEMMs' tiles and the quantized depthwise interiors of the CPU's best tier where this build has them in C and its own are of a lower tier
-    /// (``dispatchedTier``).
+    /// GEMMs' tiles and the quantized depthwise interiors of the CPU's best tier where this build has them in C and
+    /// its own are of a lower tier (``dispatchedTier``).
     public static let compiled: KernelConfig = {
         var config = compiledWithoutDispatch
         if let dispatchedTier {
