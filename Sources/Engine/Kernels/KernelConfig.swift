@@ -132,7 +132,9 @@ public struct KernelConfig: Sendable, Equatable {
             config.dispatchFloatGEMM(to: dispatchedTier)
             config.dispatchFloatDepthwise(to: dispatchedTier)
             config.dispatchQuantizedGEMM(to: dispatchedTier)
-            config.dispatchQuantizedDepthwise(to: dispatchedTier)
+            // The C loop is the eight-channel one: an AVX-512 build's own sixteen-channel Swift loops (zmm
+            // registers) are kept.
+            if config.quantizedDepthwise == .eightChannels { config.dispatchQuantizedDepthwise(to: dispatchedTier) }
         }
         return config
     }()
