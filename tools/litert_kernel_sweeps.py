@@ -39,7 +39,7 @@ refuses: those cases keep AUTO's outputs alone (builtin_error).
 One .npz per family is written to the cache directory (conv2d.npz, depthwise_conv2d.npz, fully_connected.npz,
 add.npz, sub.npz, mul.npz, pool.npz (average and max), mean.npz, softmax.npz, logistic.npz, tanh.npz,
 concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, resize_nearest_neighbor.npz, quantize.npz,
-dequantize.npz, relu.npz (RELU, RELU6, RELU_N1_TO_1), split.npz (SPLIT and SPLIT_V), depth_to_space.npz, transpose_conv.npz (float32 only)), holding for
+dequantize.npz, relu.npz (RELU, RELU6, RELU_N1_TO_1), hard_swish.npz, split.npz (SPLIT and SPLIT_V), depth_to_space.npz, transpose_conv.npz (float32 only)), holding for
 case i:
 
 - `m<i>`: the model, its bytes as a uint8 array;
@@ -163,7 +163,7 @@ def version(case):
         return 4 if p.get("fused") else 3 if len(case.inputs) == 4 else 2 if int8 else 1
     if op in ("RELU", "RELU6"):
         return 2 if kind in LIMITS else 1
-    if op == "RELU_N1_TO_1":  # LiteRT registers version 1 alone, for every type
+    if op in ("RELU_N1_TO_1", "HARD_SWISH"):  # LiteRT registers version 1 alone, for every type
         return 1
     # ADD, SUB, pools, MEAN, SOFTMAX, LOGISTIC, TANH, CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, DEPTH_TO_SPACE
     return 2 if int8 else 1
@@ -1293,6 +1293,40 @@ def relu(rng):
             yield partial(make, kind, config)
 
 
+# (input shape, input scale range, output quantization: "calibrated", "same" or (scale, zero point) per type)
+HARD_SWISH = [
+    ([1, 5, 7, 3], (0.02, 0.1), "calibrated"),
+    ([1, 9, 9, 13], (0.02, 0.1), "calibrated"),
+    ([3, 17], (0.02, 0.1), "same"),
+    ([1, 4, 4, 7], (0.002, 0.005), "calibrated"),    # a narrow input: the relu-ish multiplier shifts right
+    ([1, 6, 6, 16], (0.1, 0.3), "calibrated"),       # a wide one: it shifts left and saturates
+    ([1, 1001], (0.02, 0.1), {"uint8": (0.05, 20), "int8": (0.04, -110)}),
+]
+
+
+def hard_swish(rng):
+    """HARD_SWISH (MobileNetV3): x · relu6(x + 3) / 6. XNNPACK's delegate takes the float one only; quantized it is
+    LiteRT's builtin int16 fixed-point kernel."""
+    def make(kind, config):
+        shape, scales, out_q = config
+        x = activation(rng, kind, shape, None if kind == "float32" else log_uniform(rng, *scales))
+        if kind == "float32":
+            out = output(kind)
+        elif out_q == "same":
+            out = same_as(x)
+        elif out_q == "calibrated":
+            out = output(kind)
+        else:
+            out = output(kind, None, *out_q[kind])
+        label = "x".join(map(str, shape)) + ("" if kind == "float32" else
+                                             f" input scale {x.scale[0]:.3g} {out_q if isinstance(out_q, str) else 'fixed'}-q")
+        return Case(label, "HARD_SWISH", kind, [x], [out])
+
+    for kind in KINDS:
+        for config in HARD_SWISH:
+            yield partial(make, kind, config)
+
+
 # (op, input shape, axis, pieces: a count for SPLIT, the size_splits for SPLIT_V, −1 = the rest)
 SPLIT = [
     ("SPLIT", [1, 5, 7, 16], 3, 2),        # YOLOv8's C2f: channels in two halves
@@ -1396,6 +1430,7 @@ FAMILIES = {
     "quantize": quantize,
     "dequantize": dequantize,
     "relu": relu,
+    "hard_swish": hard_swish,
     "split": split,
     "depth_to_space": depth_to_space,
     "transpose_conv": transpose_conv,

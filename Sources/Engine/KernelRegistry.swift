@@ -47,6 +47,7 @@ enum KernelRegistry {
         case .relu: return try QuantizedLookupKernel(context, clamp: .relu)
         case .relu6: return try QuantizedLookupKernel(context, clamp: .relu6)
         case .reluN1To1: return try QuantizedLookupKernel(context, clamp: .reluN1To1)
+        case .hardSwish: return try QuantizedLookupKernel(hardSwish: context)
         case .concatenation: return try ConcatenationKernel(context)
         case .pad, .padV2: return try PadKernel(context)
         case .resizeBilinear: return try QuantizedResizeBilinearKernel(context)
