@@ -16,6 +16,7 @@ threads, the builtin kernels at 1 and 2 threads, and the reference kernels. Ours
   steps at most (the largest |difference| in LSB); it matches when none differs (the engine's rule: byte-identical
   to LiteRT's XNNPACK path). The differences from the builtin kernels are listed too, for information.
 - ours at 1 and 2 threads must agree bit for bit.
+- an output LiteRT gives as one or two distinct values is flagged DEGENERATE: matching it proves little.
 
 Usage (the venv with ai_edge_litert and Pillow; our CLI built: `. tools/tuned-build-env; swift build -c release
 --product vision-tasks`):
@@ -135,7 +136,7 @@ def compare(cli, shared, manifest_path, tmp):
             outputs.append({"output": k, "shape": list(golden.shape), "match": count == 0, "max_lsb_xnnpack": steps,
                             "differing_xnnpack": count, "max_lsb_builtin": steps_builtin,
                             "differing_builtin": count_builtin, "xnnpack_vs_builtin_max_lsb": int(d.max()),
-                            "elements": int(golden.size)})
+                            "elements": int(golden.size), "distinct": int(np.unique(golden).size)})
         else:
             error = relative(o, golden)
             nearest = min(relative(o, r[k]) for r in reference.values())
@@ -143,7 +144,8 @@ def compare(cli, shared, manifest_path, tmp):
             outputs.append({"output": k, "shape": list(golden.shape), "match": error <= 1e-4 or nearest <= spread,
                             "max_abs": float(np.abs(o.astype(np.float64) - golden).max()), "error": error,
                             "nearest": nearest, "spread": spread,
-                            "golden_range": [float(golden.min()), float(golden.max())]})
+                            "golden_range": [float(golden.min()), float(golden.max())],
+                            "distinct": int(np.unique(golden).size)})
     row["outputs"] = outputs
     row["match"] = all(o["match"] for o in outputs) and row["threads_agree"]
     return row
@@ -159,11 +161,15 @@ def summary(row):
         if "why" in o:
             parts.append(o["why"])
         elif "max_lsb_xnnpack" in o:
-            parts.append(f"{o['differing_xnnpack']}/{o['elements']} differ, ≤{o['max_lsb_xnnpack']} LSB"
+            parts.append(f"{o['differing_xnnpack']}/{o['elements']} differ ({o['distinct']} distinct values), ≤{o['max_lsb_xnnpack']} LSB"
                          f" (builtin: {o['differing_builtin']}, ≤{o['max_lsb_builtin']}; XNNPACK vs builtin ≤{o['xnnpack_vs_builtin_max_lsb']})")
         else:
             parts.append(f"abs {o['max_abs']:.2g}, rel {o['error']:.2g}, nearest {o['nearest']:.2g} ≤ spread {o['spread']:.2g}"
                          if o["match"] else f"abs {o['max_abs']:.2g}, rel {o['error']:.2g}, nearest {o['nearest']:.2g} > spread {o['spread']:.2g}")
+    # An output LiteRT gives as (nearly) one value proves little: say so rather than count it as a match.
+    for o, part in zip(row["outputs"], list(parts)):
+        if o.get("distinct", 3) <= 2 < o.get("elements", o["shape"] and int(np.prod(o["shape"]))):
+            parts[parts.index(part)] = part + f" (DEGENERATE: LiteRT's output has {o['distinct']} distinct values)"
     verdict = "matches" if row["match"] else "DIFFERS"
     failed = f" (LiteRT failed in: {', '.join(row['litert_failed'])})" if row["litert_failed"] else ""
     return f"{verdict}{'' if row['threads_agree'] else ' (1 vs 2 threads differ)'}: " + "; ".join(parts) + failed

@@ -23,6 +23,9 @@ The architectures (ARCHITECTURES below), at the input sizes they ship at:
   movenet_like      192  MobileNetV2 backbone + FPN (bilinear upsampling, ADD) + MoveNet's four heads
   mobilenet_v3_large 224 keras.applications.MobileNetV3Large (hard-swish, squeeze-excite with hard-sigmoid)
   efficientnet_v2_b0 224 keras.applications.EfficientNetV2B0 (fused MBConv, SiLU, squeeze-excite)
+                         Both end on their logits (classifier_activation=None): with random weights a 1000-way
+                         softmax is near uniform, every probability below int8's step of 1/256, so each int8
+                         output would be the zero point and a comparison would prove nothing.
   deeplab_v3        257  MobileNetV2-like backbone at output stride 16 with dilated depthwise convolutions, ASPP
                          (dilated 3x3 at rates 6/12/18 and image pooling), bilinear resize with align_corners
   unet              256  U-Net: conv blocks, max pools, Conv2DTranspose (TRANSPOSE_CONV) and skip concatenations
@@ -252,14 +255,16 @@ def movenet_like(keras, tf, size):
 
 def mobilenet_v3_large(keras, tf, size):
     inp = keras.Input((size, size, 3), batch_size=1, name="input")
-    model = keras.applications.MobileNetV3Large(input_tensor=inp, weights=None, include_preprocessing=True)
-    return model, 0.0, 255.0, "keras.applications.MobileNetV3Large, 1000 classes"
+    model = keras.applications.MobileNetV3Large(input_tensor=inp, weights=None, include_preprocessing=True,
+                                                classifier_activation=None)
+    return model, 0.0, 255.0, "keras.applications.MobileNetV3Large, 1000 logits"
 
 
 def efficientnet_v2_b0(keras, tf, size):
     inp = keras.Input((size, size, 3), batch_size=1, name="input")
-    model = keras.applications.EfficientNetV2B0(input_tensor=inp, weights=None, include_preprocessing=True)
-    return model, 0.0, 255.0, "keras.applications.EfficientNetV2B0, 1000 classes"
+    model = keras.applications.EfficientNetV2B0(input_tensor=inp, weights=None, include_preprocessing=True,
+                                                classifier_activation=None)
+    return model, 0.0, 255.0, "keras.applications.EfficientNetV2B0, 1000 logits"
 
 
 def deeplab_v3(keras, tf, size):
