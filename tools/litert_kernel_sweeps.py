@@ -39,7 +39,7 @@ refuses: those cases keep AUTO's outputs alone (builtin_error).
 One .npz per family is written to the cache directory (conv2d.npz, depthwise_conv2d.npz, fully_connected.npz,
 add.npz, sub.npz, mul.npz, pool.npz (average and max), mean.npz, softmax.npz, logistic.npz, tanh.npz,
 concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, resize_nearest_neighbor.npz, quantize.npz,
-dequantize.npz, relu.npz (RELU, RELU6, RELU_N1_TO_1), hard_swish.npz, split.npz (SPLIT and SPLIT_V), depth_to_space.npz, transpose_conv.npz (float32 only)), holding for
+dequantize.npz, relu.npz (RELU, RELU6, RELU_N1_TO_1), hard_swish.npz, split.npz (SPLIT and SPLIT_V), depth_to_space.npz, transpose_conv.npz), holding for
 case i:
 
 - `m<i>`: the model, its bytes as a uint8 array;
@@ -1391,23 +1391,24 @@ TRANSPOSE_CONV = [
 
 
 def transpose_conv(rng):
-    """TRANSPOSE_CONV, float32 only (we have no quantized kernel for it: an int8 one is refused, naming the
-    operator): inputs (output shape, filter [O, kh, kw, I], input, bias), the output shape a constant."""
-    def make(config):
+    """TRANSPOSE_CONV: inputs (output shape, filter [O, kh, kw, I], input, bias), the output shape a constant;
+    quantized weights per output channel (axis 0) for int8, per tensor for uint8, int32 bias, output calibrated."""
+    def make(kind, config):
         h, w, cin, cout, k, stride, padding, act, with_bias = config
         oh, ow = (h * stride, w * stride) if padding == "SAME" else ((h - 1) * stride + k, (w - 1) * stride + k)
-        x = activation(rng, "float32", [1, h, w, cin])
-        filt = weights(rng, "float32", [cout, k, k, cin], 0, cin * k * k)
-        inputs = [int32([1, oh, ow, cout]), filt, x] + ([bias(rng, "float32", cout, x, filt, cin * k * k)] if with_bias else [])
+        x = activation(rng, kind, [1, h, w, cin])
+        filt = weights(rng, kind, [cout, k, k, cin], 0, cin * k * k)
+        inputs = [int32([1, oh, ow, cout]), filt, x] + ([bias(rng, kind, cout, x, filt, cin * k * k)] if with_bias else [])
         label = (f"1x{h}x{w}x{cin} -> {cout} k{k} s{stride} {padding}" + act_label(act)
                  + ("" if with_bias else " no bias"))
-        return Case(label, "TRANSPOSE_CONV", "float32", inputs, [output("float32", [1, oh, ow, cout])],
+        return Case(label, "TRANSPOSE_CONV", kind, inputs, [output(kind, [1, oh, ow, cout])],
                     options("TransposeConvOptions", padding=PADDING[padding], strideW=stride, strideH=stride,
                             fusedActivationFunction=ACTIVATION[act]),
                     fused=act != "NONE")
 
-    for config in TRANSPOSE_CONV:
-        yield partial(make, config)
+    for kind in KINDS:
+        for config in TRANSPOSE_CONV:
+            yield partial(make, kind, config)
 
 
 FAMILIES = {

@@ -117,8 +117,12 @@ enum KernelRegistry {
         case .splitV: return try SplitKernel(context, variable: true)
         case .stridedSlice: return try StridedSliceKernel(context)
         case .transpose: return try TransposeKernel(context)
-        // Input 0 is the output shape; an int8 TRANSPOSE_CONV is refused by the kernel, naming its int8 input.
-        case .transposeConv: return try TransposeConvolutionBiasKernel(builtin: context)
+        // Input 0 is the output shape, so a quantized TRANSPOSE_CONV comes here too: its data is input 2.
+        case .transposeConv:
+            if context.hasInput(2), context.type(try context.input(2)).isQuantizedInteger {
+                return try QuantizedTransposeConvolutionKernel(context)
+            }
+            return try TransposeConvolutionBiasKernel(builtin: context)
         case .dequantize: return try DequantizeKernel(context)
         case .densify: return try DensifyKernel(context)
         default: throw context.unsupported("not implemented")
