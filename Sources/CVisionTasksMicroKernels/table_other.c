@@ -13,4 +13,14 @@ const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_fo
     return NULL;
 }
 
+const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier) {
+    (void)tier;
+    return NULL;
+}
+
+const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(int tier) {
+    (void)tier;
+    return NULL;
+}
+
 #endif

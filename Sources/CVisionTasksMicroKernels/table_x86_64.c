@@ -45,6 +45,48 @@ static const struct vision_tasks_f32_dwconv_kernels dwconv_avx512_vnni = {
     .tier = 3, .square_3x3 = vision_tasks_f32_dwconv_3x3__avx2_fma, .square = vision_tasks_f32_dwconv_square__avx2_fma,
 };
 
+// The quantized GEMMs as KernelConfig(tier:) chooses them: int16 pairs in the AVX2 and AVX-512 tiers (the Swift
+// AVX-512 tier runs the same 4 × 16 and 8 × 8 ymm tiles), byte quads through `vpdpbusd` in the VNNI tier.
+static const struct vision_tasks_q_gemm_kernels q_avx2 = {
+    .tier = 1, .pairs_4x16 = vision_tasks_q16_gemm_4x16c2__avx2, .pairs_8x8 = vision_tasks_q16_gemm_8x8c2__avx2,
+};
+static const struct vision_tasks_q_gemm_kernels q_avx512 = {
+    .tier = 2, .pairs_4x16 = vision_tasks_q16_gemm_4x16c2__avx2, .pairs_8x8 = vision_tasks_q16_gemm_8x8c2__avx2,
+};
+static const struct vision_tasks_q_gemm_kernels q_avx512_vnni = {
+    .tier = 3,
+    .pairs_4x16 = vision_tasks_q16_gemm_4x16c2__avx2,
+    .pairs_8x8 = vision_tasks_q16_gemm_8x8c2__avx2,
+    .quads_12x16 = vision_tasks_q8_dot_gemm_12x16c4__avx512vnni,
+    .quads_4x16 = vision_tasks_q8_dot_gemm_4x16c4__avx512vnni,
+    .quads_1x16 = vision_tasks_q8_dot_gemm_1x16c4__avx512vnni,
+    .row_sum = vision_tasks_q8_row_sum__avx512vnni,
+};
+
+// Every x86 tier runs the eight-channel paired loop: the AVX-512 tiers' sixteen-channel Swift loops give the same
+// bytes (exact sums), and this one already takes most of a plain build's quantized depthwise time away.
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx2 = {.tier = 1, .paired = vision_tasks_q16_dwconv_paired__avx2};
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512 = {.tier = 2, .paired = vision_tasks_q16_dwconv_paired__avx2};
+static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512_vnni = {.tier = 3, .paired = vision_tasks_q16_dwconv_paired__avx2};
+
+const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &q_dwconv_avx2;
+    case 2: return &q_dwconv_avx512;
+    case 3: return &q_dwconv_avx512_vnni;
+    default: return NULL;
+    }
+}
+
+const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &q_avx2;
+    case 2: return &q_avx512;
+    case 3: return &q_avx512_vnni;
+    default: return NULL;
+    }
+}
+
 const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_for_tier(int tier) {
     switch (tier) {
     case 1: return &dwconv_avx2;

@@ -110,7 +110,7 @@ final class KernelSweepTests: XCTestCase {
             summary.append("\(file.deletingPathExtension().lastPathComponent) \(checked)" + (worstFloat > 0 ? String(format: " (float %.1g)", worstFloat) : ""))
         }
         XCTAssertLessThanOrEqual(skipped, 5, "more sweep cases differ from LiteRT's defective fallback than the five known")
-        print("kernel sweeps (\(kernels.floatGEMM), \(kernels.floatDepthwise)): \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
+        print("kernel sweeps (\(kernels.floatGEMM), \(kernels.floatDepthwise), \(kernels.quantizedGEMM)\(kernels.quantizedGEMMTileTier.map { " C tiles of \($0)" } ?? "")): \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
     }
 
     /// The depthwise sweeps again with the other width of channel loops than the build's (``KernelConfig/

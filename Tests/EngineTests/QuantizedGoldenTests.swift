@@ -93,7 +93,36 @@ final class QuantizedGoldenTests: XCTestCase {
     ]
 
     static func label(_ kernels: KernelConfig) -> String {
-        kernels.ononeLoops ? "C loops and dgemm of a build without optimization" : "\(kernels.quantizedGEMM), \(kernels.quantizedDepthwise)"
+        if kernels.ononeLoops { return "C loops and dgemm of a build without optimization" }
+        let tiles = kernels.quantizedGEMMTileTier.map { ", C tiles of \($0)" } ?? ""
+        let loops = kernels.quantizedDepthwiseLoopTier.map { ", C loop of \($0)" } ?? ""
+        return "\(kernels.quantizedGEMM)\(tiles), \(kernels.quantizedDepthwise)\(loops)"
+    }
+
+    /// The quantized GEMMs' C tiles of each tier this CPU runs (CVisionTasksMicroKernels, what a plain build
+    /// dispatches to at run time: int16 pairs through AVX2's `vpmaddwd`, byte quads through VNNI's `vpdpbusd`) and
+    /// its quantized depthwise loop (paired taps through `vpmaddwd`), with the rest of the kernels the build's own: every operator byte-identical to LiteRT, and every model end to end
+    /// at one, two and three threads byte-identical to LiteRT with XNNPACK (so to each other).
+    func testEveryQuantizedModelThroughTheDispatchedTiles() throws {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else {
+            // No C tiles for this CPU (arm64, or an x86-64 CPU without AVX2): then nothing is dispatched.
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
+        // The AVX-512 tier's quantized tiles and depthwise loop are the AVX2 tier's (the same table entries): one run
+        // of them is enough.
+        var seen: Set<String> = []
+        for tier in tiers {
+            var kernels = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(kernels.dispatchQuantizedGEMM(to: tier))
+            XCTAssertTrue(kernels.dispatchQuantizedDepthwise(to: tier))
+            XCTAssertEqual(kernels.quantizedDepthwiseLoopTier, tier)
+            guard seen.insert("\(kernels.quantizedGEMM)").inserted else { continue }
+            try everyQuantizedOperatorMatchesLiteRT(kernels)
+            try everyQuantizedModelEndToEnd(kernels, threadCounts: [1, 2, 3], allImages: true)
+        }
+        XCTAssertEqual(seen.count, tiers.contains(.avx512VNNI) ? 2 : 1)
     }
 
     /// The build's own tier's choices (`sdot` quads on an arm64 dot-product build, `vpdpbusd` on a VNNI one): arm64's
@@ -156,15 +185,15 @@ final class QuantizedGoldenTests: XCTestCase {
         }
     }
 
-    func everyQuantizedModelEndToEnd(_ kernels: KernelConfig) throws {
+    func everyQuantizedModelEndToEnd(_ kernels: KernelConfig, threadCounts: [Int] = [1, 2], allImages: Bool = false) throws {
         for golden in try Self.goldens() {
             let name = URL(fileURLWithPath: golden.path).lastPathComponent + " (\(Self.label(kernels)))"
             let xnnpack = try XCTUnwrap(golden.configurations.firstIndex(of: "xnnpack1"))
-            for threads in [1, 2] {
+            for threads in threadCounts {
                 let interpreter = try Interpreter(path: golden.path, threads: threads, kernels: kernels)
                 // The other tier's GEMM, emulated on this CPU and slower, on the first image only (its every operator
                 // is checked against LiteRT above): enough for its thread-count identity end to end.
-                let images = golden.images.sorted(by: { $0.key < $1.key }).prefix(kernels == .compiled ? Int.max : 1)
+                let images = golden.images.sorted(by: { $0.key < $1.key }).prefix(kernels == .compiled || allImages ? Int.max : 1)
                 for (image, input) in images {
                     try interpreter.setInput(0, bytes: input.bytes)
                     interpreter.invoke()

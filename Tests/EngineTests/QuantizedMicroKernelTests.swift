@@ -66,9 +66,9 @@ final class QuantizedMicroKernelTests: XCTestCase {
     }
 
     /// The int16-pair tiles, fed as the convolution feeds them.
-    static func pairs(_ c: Case) -> [UInt8] {
+    static func pairs(_ c: Case, tiles: QuantizedGEMMTiles? = nil) -> [UInt8] {
         let weights = (0..<c.columns * c.depth).map { Int16(c.w[$0] - c.filterZeros[$0 / c.depth]) }
-        let gemm = QuantizedGEMM(weights: weights, bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth)
+        let gemm = QuantizedGEMM(weights: weights, bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth, tiles: tiles)
         var a = [Int16](repeating: 0, count: c.rows * gemm.depth)
         for r in 0..<c.rows { for k in 0..<c.depth { a[r * gemm.depth + k] = Int16(c.a[r * c.depth + k] - c.inputZero) } }
         return run(c) { out in
@@ -83,15 +83,15 @@ final class QuantizedMicroKernelTests: XCTestCase {
     }
 
     /// The byte-quad tiles, fed as the convolution feeds them: bytes made unsigned, zero pad, row sums if asked for.
-    static func quads(_ c: Case, firstRow: Int = 0) -> [UInt8] {
+    static func quads(_ c: Case, firstRow: Int = 0, tiles: QuantizedGEMMTiles? = nil) -> [UInt8] {
         let weights = (0..<c.columns * c.depth).map { Int16(c.w[$0] - c.filterZeros[$0 / c.depth]) }
         let gemm = QuantizedDotGEMM(weights: weights, filterZeroPoints: c.filterZeros, signed: c.signed, inputZeroPoint: c.inputZero,
-                                    bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth)
+                                    bias: c.bias, scales: c.scales, columns: c.columns, depth: c.depth, tiles: tiles)
         var a = [UInt8](repeating: 0, count: c.rows * gemm.depth)
         for r in 0..<c.rows {
             for k in 0..<c.depth { a[r * gemm.depth + k] = UInt8(truncatingIfNeeded: c.a[r * c.depth + k]) ^ gemm.inputOffset }
         }
-        let sums = (0..<c.rows).map { r in a.withUnsafeBufferPointer { QuantizedDotGEMM.rowSum($0.baseAddress! + r * gemm.depth, count: gemm.depth) } }
+        let sums = (0..<c.rows).map { r in a.withUnsafeBufferPointer { gemm.rowSum($0.baseAddress! + r * gemm.depth, count: gemm.depth) } }
         return run(c) { out in
             sums.withUnsafeBufferPointer { sums in
                 let rowSums = gemm.needsRowSums ? sums.baseAddress! : nil
@@ -157,10 +157,99 @@ final class QuantizedMicroKernelTests: XCTestCase {
         }
     }
 
-    /// The compiled tier picks the quads only where `vpdpbusd` is in the build; the others keep the pairs.
+    /// The compiled tier picks the quads only where `vpdpbusd` is in the build; the others keep the pairs. Where a
+    /// higher tier's C tiles are dispatched (a plain build on an AVX2 or AVX-512 CPU), that tier's choice.
     func testCompiledTierChoosesItsGEMM() {
         XCTAssertEqual(KernelConfig.compiled.tier, KernelConfig.compiledTier)
-        XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, [.avx512VNNI, .neonDotProduct].contains(KernelConfig.compiledTier) ? .int8Quads : .int16Pairs)
-        print("kernel tier of this build: \(KernelConfig.compiledTier.rawValue)")
+        let own = KernelConfig.compiledWithoutDispatch
+        XCTAssertEqual(own.quantizedGEMM, [.avx512VNNI, .neonDotProduct].contains(KernelConfig.compiledTier) ? .int8Quads : .int16Pairs)
+        XCTAssertNil(own.quantizedGEMMTileTier)
+        if let tier = KernelConfig.dispatchedTier {
+            XCTAssertEqual(KernelConfig.compiled.quantizedGEMMTileTier, tier)
+            // The C depthwise loop is the eight-channel one: an AVX-512 build keeps its sixteen-channel Swift loops.
+            let eight = own.quantizedDepthwise == .eightChannels
+            XCTAssertEqual(KernelConfig.compiled.quantizedDepthwiseLoopTier, eight ? tier : nil)
+            XCTAssertEqual(KernelConfig.compiled.quantizedDepthwise, own.quantizedDepthwise)
+            XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, tier == .avx512VNNI ? .int8Quads : .int16Pairs)
+        } else {
+            XCTAssertEqual(KernelConfig.compiled.quantizedGEMM, own.quantizedGEMM)
+            XCTAssertNil(KernelConfig.compiled.quantizedGEMMTileTier)
+            XCTAssertNil(KernelConfig.compiled.quantizedDepthwiseLoopTier)
+        }
+        print("kernel tier of this build: \(KernelConfig.compiledTier.rawValue), quantized C tiles: \(KernelConfig.compiled.quantizedGEMMTileTier.map { $0.rawValue } ?? "none")")
+    }
+
+    /// The C tiles of every tier this CPU runs (CVisionTasksMicroKernels: what a plain build dispatches to at run time
+    /// on an AVX2, AVX-512 or VNNI CPU), through the same packing and tiling as the Swift tiles, against the scalar
+    /// reference byte for byte and the Swift tiles of the same GEMM. Shapes leave every tail: depths that are not a
+    /// multiple of two or four, columns past a whole panel or within half of one (the 8 × 8 tile), rows fewer than a
+    /// tile's and past whole tiles (12-, 4- and 1-row quad tiles), rows split into two calls as two threads' bands.
+    func testDispatchedTilesEqualTheReferenceAndTheSwiftTiles() {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else {
+            // No C tiles for this CPU (arm64, or an x86-64 CPU without AVX2): then nothing is dispatched.
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
+        var g = Generator(seed: 44)
+        var checked = 0, quadRuns = 0
+        for tier in tiers {
+            var kernels = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(kernels.dispatchQuantizedGEMM(to: tier))
+            let tiles = kernels.quantizedGEMMTiles
+            XCTAssertEqual(tiles?.tier, tier)
+            XCTAssertEqual(kernels.quantizedGEMM, tier == .avx512VNNI ? .int8Quads : .int16Pairs)
+            for signed in [false, true] {
+                for perChannel in [false, true] where !(signed && perChannel) {
+                    for (rows, columns, depth) in [(1, 1, 1), (1, 1000, 1280), (3, 16, 4), (5, 17, 3), (12, 8, 5), (13, 24, 67),
+                                                   (25, 40, 130), (4, 33, 27), (24, 48, 288), (7, 1, 9), (2, 7, 2), (11, 30, 6),
+                                                   (37, 72, 75), (1, 40, 33)] {
+                        let c = Self.makeCase(rows: rows, columns: columns, depth: depth, signed: signed, perChannel: perChannel, &g)
+                        let expected = Self.reference(c)
+                        XCTAssertEqual(Self.pairs(c, tiles: tiles), expected, "C int16-pair tiles of \(tier), \(c)")
+                        XCTAssertEqual(Self.pairs(c, tiles: tiles), Self.pairs(c), "C and Swift int16-pair tiles, \(c)")
+                        if tiles?.hasQuads == true {
+                            XCTAssertEqual(Self.quads(c, firstRow: rows / 3, tiles: tiles), expected, "C byte-quad tiles of \(tier), \(c)")
+                            XCTAssertEqual(Self.quads(c, firstRow: 1, tiles: tiles), Self.quads(c, firstRow: 1), "C and Swift byte-quad tiles, \(c)")
+                            quadRuns += 1
+                        }
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 42 * tiers.count)
+        XCTAssertEqual(quadRuns, tiers.contains(.avx512VNNI) ? 42 : 0)
+    }
+
+    /// Requantization at its edges, C tiles against the Swift tiles (the scalar reference rounds a NaN to 0, where both
+    /// tiles' `cvtps2dq` gives 0x80000000 and the narrowing saturates): infinite, NaN, zero and huge scales as a crafted
+    /// file may have them, sums far outside the output's range. The same bytes, whatever they are.
+    func testDispatchedTilesEqualTheSwiftTilesAtTheEdges() {
+        let tiers = KernelConfig.dispatchableTiers
+        guard !tiers.isEmpty else {
+            XCTAssertNil(KernelConfig.dispatchedTier)
+            return
+        }
+        var g = Generator(seed: 45)
+        var checked = 0
+        for tier in tiers {
+            var kernels = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(kernels.dispatchQuantizedGEMM(to: tier))
+            for signed in [false, true] {
+                let base = Self.makeCase(rows: 14, columns: 21, depth: 259, signed: signed, perChannel: !signed, &g)
+                let scales: [Float] = (0..<21).map { [.infinity, -.infinity, .nan, 0, 1e30, 1e-30, -1e-3, 1][$0 % 8] }
+                let c = Case(rows: base.rows, columns: base.columns, depth: base.depth, signed: signed, inputZero: base.inputZero,
+                             filterZeros: base.filterZeros, a: base.a, w: base.w, bias: base.bias.map { $0 &* 40_000 }, scales: scales,
+                             output: base.output)
+                XCTAssertEqual(Self.pairs(c, tiles: kernels.quantizedGEMMTiles), Self.pairs(c), "C and Swift int16-pair tiles of \(tier), \(c)")
+                if kernels.quantizedGEMMTiles?.hasQuads == true {
+                    XCTAssertEqual(Self.quads(c, firstRow: 4, tiles: kernels.quantizedGEMMTiles), Self.quads(c, firstRow: 4),
+                                   "C and Swift byte-quad tiles of \(tier), \(c)")
+                }
+                checked += 1
+            }
+        }
+        XCTAssertEqual(checked, 2 * tiers.count)
     }
 }

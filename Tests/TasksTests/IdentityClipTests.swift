@@ -22,9 +22,12 @@ import XCTest
 /// Where a tracking loop goes depends on the last bits of the models' arithmetic (PoseReferenceTests' smoothed clip),
 /// so each clip was measured as nine trajectories — the clip, and the clip with one pixel of every frame changed by
 /// one level at each of eight places, as tools/mediapipe_tracking_spread.py nudges MediaPipe's input — and the bounds
-/// lie below the worst of the nine (the documentation comments give their range). One trajectory of these clips
-/// decided the bounds before, and the tracker kept the window clip's man in only five of nine (a motion measured over
-/// one frame sent him off the frame while hidden; IdentityTracker.motionMilliseconds).
+/// lie at or below the worst of them (the documentation comments give their range), and the portable build's clip
+/// runs within them too. One trajectory of these clips decided the bounds before, and the tracker kept the window
+/// clip's man in only five of nine (a motion measured over one frame sent him off the frame while hidden;
+/// IdentityTracker.motionMilliseconds), and in the portable build's run the look-alikes kept theirs in 0.44 and 0.41
+/// of their frames (the man behind came out from behind a hair past the colour a return needs and kept a new
+/// identity: IdentityTracker's "taken back").
 final class IdentityClipTests: XCTestCase {
     struct Truth: Decodable {
         struct Person: Decodable {
@@ -188,24 +191,26 @@ final class IdentityClipTests: XCTestCase {
 
     /// Two look-alike men (one clip and its mirror image, same clothes) crossing three times, the front one hiding
     /// the other: no colour tells them apart, their paths do (the rule's "crossing behind another"). With
-    /// `.always` each is tracked on its own region. Measured over nine trajectories: kept 0.927–0.975 and
-    /// 0.881–0.889, 2 switches each, 23–28 poses with the other's identity — all while they overlap, where the one
-    /// pose the task gives flips between them.
+    /// `.always` each is tracked on its own region. Measured over nine trajectories in each of two builds (tuned for
+    /// AVX-512, and portable): kept 0.927–0.975 and 0.879–0.903, 2 switches each — 4 for the man behind in three of
+    /// the portable build's, where he came out from behind with a new identity and took his own back a few frames
+    /// later (the rule's "taken back") — and 21–28 poses with the other's identity, all while they overlap, where
+    /// the one pose the task gives flips between them.
     func testLookAlikesCrossingKeepTheirIdentitiesByTheirPaths() throws {
         let score = try score("cutout", smoothing: .always)
-        check(score, kept: [0.92, 0.87], switches: [2, 2], stolen: 30, found: [115, 160])
+        check(score, kept: [0.92, 0.87], switches: [4, 2], stolen: 30, found: [115, 160])
     }
 
     /// The same crossing with MediaPipe's association (the default): after a crossing both tracked regions stay on
     /// the front man (MediaPipe's graph does the same: a detection replaces the regions it overlaps, and with two
     /// regions tracked the detector does not run), so the man behind is found in 51–55 frames only (in one
-    /// trajectory of nine, 124) and the second region's identity ends up on the front man. Measured over nine
-    /// trajectories: the man behind keeps his identity in his first 41–45 frames and no later (0.774–0.833 of his
-    /// frames; 0.347 in the trajectory that finds him in 124), the front man in 0.510–0.534 of his, 2–8 switches,
-    /// 174–242 poses with the other's identity. Identities cannot be better than the regions they follow.
+    /// trajectory of nine, 124) and the second region's identity often ends up on the front man. Measured over nine
+    /// trajectories: the man behind keeps his identity in 0.347–0.981 of his frames (0.347 in the trajectory that
+    /// finds him in 124), the front man in 0.381–0.968 of his, 2–8 switches, 121–247 poses with the other's
+    /// identity. Identities cannot be better than the regions they follow.
     func testLookAlikesCrossingWithMediaPipesAssociation() throws {
         let score = try score("cutout", smoothing: .mediapipe)
-        check(score, kept: [0.3, 0.5], switches: [8, 7], stolen: 250, found: [45, 180])
+        check(score, kept: [0.3, 0.35], switches: [8, 7], stolen: 250, found: [45, 180])
     }
 
     /// A woman in an opaque window sliding across a man and back: she hides most of him twice. With `.always`, the

@@ -74,6 +74,44 @@ final class IdentityTrackerTests: XCTestCase {
         XCTAssertEqual(unsure.identities(of: [Self.instance(x: 0)], timestampMilliseconds: 80), [1])
     }
 
+    func testANewIdentityIsTakenBackWhenItsInstanceIsRecognised() {
+        var tracker = IdentityTracker()
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0, colour: Self.white)], timestampMilliseconds: 0), [0])
+        XCTAssertEqual(tracker.identities(of: [], timestampMilliseconds: 40), [])
+        // Back, its torso too hidden for a colour: not recognised, a new identity.
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 10)], timestampMilliseconds: 80), [1])
+        // Its colour seen within takeBackMilliseconds: identity 0 back, 1 ended (never given again).
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 12, colour: Self.white)], timestampMilliseconds: 120), [0])
+        XCTAssertEqual(tracker.identities(of: [Self.instance(x: 14, colour: Self.white), Self.instance(x: 600)], timestampMilliseconds: 160),
+                       [0, 2])
+        // Dressed otherwise: someone else, who keeps the new identity.
+        var other = IdentityTracker()
+        XCTAssertEqual(other.identities(of: [Self.instance(x: 0, colour: Self.white)], timestampMilliseconds: 0), [0])
+        XCTAssertEqual(other.identities(of: [], timestampMilliseconds: 40), [])
+        XCTAssertEqual(other.identities(of: [Self.instance(x: 10)], timestampMilliseconds: 80), [1])
+        XCTAssertEqual(other.identities(of: [Self.instance(x: 12, colour: Self.navy)], timestampMilliseconds: 120), [1])
+        // Recognised only after takeBackMilliseconds: the new identity stays.
+        var late = IdentityTracker()
+        XCTAssertEqual(late.identities(of: [Self.instance(x: 0, colour: Self.white)], timestampMilliseconds: 0), [0])
+        XCTAssertEqual(late.identities(of: [], timestampMilliseconds: 40), [])
+        var time = 80
+        while time <= 80 + IdentityTracker.takeBackMilliseconds {
+            XCTAssertEqual(late.identities(of: [Self.instance(x: 10)], timestampMilliseconds: time), [1], "at \(time) ms")
+            time += 40
+        }
+        XCTAssertEqual(late.identities(of: [Self.instance(x: 10, colour: Self.white)], timestampMilliseconds: time), [1])
+        // A second answer for an instance claimed in the frame (a duplicate) takes back no one, even where one is
+        // remembered close by in the same colour.
+        var duplicate = IdentityTracker()
+        XCTAssertEqual(duplicate.identities(of: [Self.instance(x: 0, colour: Self.white), Self.instance(x: 50, colour: Self.white)],
+                                            timestampMilliseconds: 0), [0, 1])
+        XCTAssertEqual(duplicate.identities(of: [Self.instance(x: 0, colour: Self.white)], timestampMilliseconds: 40), [0])
+        XCTAssertEqual(duplicate.identities(of: [Self.instance(x: 0, colour: Self.white), Self.instance(x: 2)], timestampMilliseconds: 80),
+                       [0, 2])
+        XCTAssertEqual(duplicate.identities(of: [Self.instance(x: 0, colour: Self.white), Self.instance(x: 3, colour: Self.white)],
+                                            timestampMilliseconds: 120), [0, 2])
+    }
+
     func testFollowingStopsWhenTheColourChangesAtOnce() {
         var tracker = IdentityTracker()
         XCTAssertEqual(tracker.identities(of: [Self.instance(x: 0, colour: Self.white)], timestampMilliseconds: 0), [0])

@@ -1,8 +1,10 @@
 #ifndef VISION_TASKS_MICRO_KERNELS_H
 #define VISION_TASKS_MICRO_KERNELS_H
 #include <stddef.h>
+#include <stdint.h>
 
-// The innermost loops of Engine's float GEMM (`PackedGEMM`'s tiles) and float depthwise convolution, compiled for every x86 tier in one build and
+// The innermost loops of Engine's float GEMM (`PackedGEMM`'s tiles), float depthwise convolution and quantized GEMMs
+// (`QuantizedGEMM`, `QuantizedDotGEMM`), compiled for every x86 tier in one build and
 // chosen at run time from the CPU (Engine's `MicroKernelTable`), as XNNPACK's configs choose theirs.
 //
 // Why C: our Swift kernels get their tier from the target CPU (`-Xswiftc -target-cpu`, Package.swift), which SwiftPM
@@ -79,6 +81,88 @@ const struct vision_tasks_f32_dwconv_kernels *vision_tasks_f32_dwconv_kernels_fo
 /// architecture's tier, the portable tier). Never checks the CPU: the caller asks only for a tier the CPU runs.
 const struct vision_tasks_f32_gemm_kernels *vision_tasks_f32_gemm_kernels_for_tier(int tier);
 
+/// The requantization every quantized tile ends with (Engine's `Requantization`, XNNPACK's "fp32" scheme): the int32
+/// sum converted to float, times the column's scale, clamped as `min(upper, max(lower, v))` in x86's operand order,
+/// rounded half to even (`cvtps2dq` in the default rounding mode), the zero point added, saturated to the output
+/// byte. The Swift tiles' `RequantizedStore` does the same instructions lane for lane, so the bytes are the same.
+struct vision_tasks_q_requantization {
+    /// The output bounds less the zero point.
+    float lower, upper;
+    int32_t zero_point;
+    /// Nonzero for int8 outputs (saturated to −128…127), zero for uint8 (0…255).
+    int32_t output_signed;
+};
+
+/// One tile of Engine's `QuantizedGEMM` (int16 pairs, `vpmaddwd`): C = requantize(bias + A · W) for A row-major int16
+/// (the input less its zero point, `lda` elements between rows, `depth` even and the pad column 0) and W one panel of
+/// 16 columns × `depth` / 2 pairs (Engine's `WeightPanels`, group 2: per pair of depth steps 16 columns × 2 int16).
+/// `rows` rows of A and C (missing rows of the tile repeat the last row of A and are not stored); the first `width`
+/// bytes of each row of C are stored, never more (the next ones may be another thread's). `bias` and `scales` are the
+/// panel's 16.
+typedef void (*vision_tasks_q16_gemm_tile)(size_t rows, size_t depth, const int16_t *a, size_t lda, const int16_t *w,
+                                           const int32_t *bias, const float *scales,
+                                           const struct vision_tasks_q_requantization *q, void *c, size_t ldc,
+                                           size_t width);
+
+/// One tile of Engine's `QuantizedDotGEMM` (byte quads, `vpdpbusd`): A′ rows of unsigned bytes (`depth` a multiple
+/// of four, the pad 0), W′ one panel of 16 columns × `depth` / 4 quads of signed bytes (`WeightPanels`, group 4).
+/// Each output is requantize(Σ A′W′ + bias + row_sum_factors × row_sums[row]), the zero-point correction of
+/// `QuantizedDotGEMM`; `row_sum_factors` and `row_sums` are NULL where no column needs it. `row_sums` starts at the
+/// tile's first row. Rows and `width` as for the int16-pair tiles.
+typedef void (*vision_tasks_q8_dot_gemm_tile)(size_t rows, size_t depth, const uint8_t *a, size_t lda, const int8_t *w,
+                                              const int32_t *bias, const float *scales, const int32_t *row_sum_factors,
+                                              const int32_t *row_sums, const struct vision_tasks_q_requantization *q,
+                                              void *c, size_t ldc, size_t width);
+
+/// A tier's quantized GEMM tiles; NULL where the tier has none of that kind.
+struct vision_tasks_q_gemm_kernels {
+    int tier;
+    /// Up to 4 rows × one panel: `QuantizedGEMM.tile`.
+    vision_tasks_q16_gemm_tile pairs_4x16;
+    /// Up to 8 rows × a panel's first 8 columns (`width` ≤ 8): `QuantizedGEMM.halfTile`.
+    vision_tasks_q16_gemm_tile pairs_8x8;
+    /// The VNNI tier's byte-quad tiles (`QuantizedDotGEMM.tile`, `tile4`, `tile1`): up to 12, up to 4, exactly 1 row.
+    vision_tasks_q8_dot_gemm_tile quads_12x16;
+    vision_tasks_q8_dot_gemm_tile quads_4x16;
+    vision_tasks_q8_dot_gemm_tile quads_1x16;
+    /// Σ of `count` unsigned bytes, wrapping int32: `QuantizedDotGEMM.rowSum`. With the quad tiles.
+    int32_t (*row_sum)(const uint8_t *row, size_t count);
+};
+
+/// The quantized tiles of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(int tier);
+
+/// One row's interior pixels of a quantized depthwise convolution for one group of 16 channels (channel multiplier 1;
+/// Engine's `QuantizedDepthwiseConv2DKernel.pairedPixels`): `count` output pixels, the first window's first input at
+/// `origin` (the group's first channel), windows `column_step` bytes apart, each tap's input at `offsets[tap]` bytes
+/// from its window's; outputs 16 bytes each, `out_step` bytes apart. `weights` are the group's pairs of taps (per pair,
+/// the low channels' (first, second) int16 pairs then the high channels', the last tap alone with 0 when `taps` is
+/// odd); `bias` (less the zero point's share) and `scales` are the group's 16 in the pairs' channel order (0–3, 8–11,
+/// then 4–7, 12–15). Each output is requantize(bias + Σ input × weight), exact int32.
+struct vision_tasks_q_dwconv_paired_row {
+    const void *origin;
+    const ptrdiff_t *offsets;
+    size_t taps, count, column_step, out_step;
+    const int16_t *weights;
+    const int32_t *bias;
+    const float *scales;
+    void *out;
+    /// Nonzero for int8 inputs (sign-extended), zero for uint8.
+    int32_t input_signed;
+    const struct vision_tasks_q_requantization *q;
+};
+typedef void (*vision_tasks_q16_dwconv_paired_loop)(const struct vision_tasks_q_dwconv_paired_row *row);
+
+/// A tier's quantized depthwise loops; NULL where it has none.
+struct vision_tasks_q_dwconv_kernels {
+    int tier;
+    /// The eight-channel tiers' paired interior loop (16 channels, two taps per `vpmaddwd`).
+    vision_tasks_q16_dwconv_paired_loop paired;
+};
+
+/// The quantized depthwise loops of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier);
+
 // The tiles by name, for the tests (each tier against the Swift tiles).
 #if defined(__x86_64__)
 void vision_tasks_f32_gemm_6x16__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
@@ -98,6 +182,21 @@ void vision_tasks_f32_dwconv_square__avx2_fma(const struct vision_tasks_f32_dwco
 void vision_tasks_f32_gemm_8x32__avx512f(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
                                          size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
                                          float upper);
+void vision_tasks_q16_gemm_4x16c2__avx2(size_t rows, size_t depth, const int16_t *a, size_t lda, const int16_t *w,
+                                        const int32_t *bias, const float *scales,
+                                        const struct vision_tasks_q_requantization *q, void *c, size_t ldc, size_t width);
+void vision_tasks_q16_gemm_8x8c2__avx2(size_t rows, size_t depth, const int16_t *a, size_t lda, const int16_t *w,
+                                       const int32_t *bias, const float *scales,
+                                       const struct vision_tasks_q_requantization *q, void *c, size_t ldc, size_t width);
+#define VT_Q8_DOT_TILE(name)                                                                                           \
+    void name(size_t rows, size_t depth, const uint8_t *a, size_t lda, const int8_t *w, const int32_t *bias,           \
+              const float *scales, const int32_t *row_sum_factors, const int32_t *row_sums,                            \
+              const struct vision_tasks_q_requantization *q, void *c, size_t ldc, size_t width)
+VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_12x16c4__avx512vnni);
+VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_4x16c4__avx512vnni);
+VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_1x16c4__avx512vnni);
+int32_t vision_tasks_q8_row_sum__avx512vnni(const uint8_t *row, size_t count);
+void vision_tasks_q16_dwconv_paired__avx2(const struct vision_tasks_q_dwconv_paired_row *row);
 #endif
 
 #endif

@@ -123,13 +123,18 @@ public struct KernelConfig: Sendable, Equatable {
     /// module that calls it, this one.)
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
-    /// What the build's tier runs best, with the float GEMM's tiles and the float depthwise interiors of the CPU's best
-    /// tier where this build has them in C and its own are of a lower tier (``dispatchedTier``).
+    /// What the build's tier runs best, with the float GEMM's tiles, the float depthwise interiors, the quantized
+    /// GEMMs' tiles and the quantized depthwise interiors of the CPU's best tier where this build has them in C and
+    /// its own are of a lower tier (``dispatchedTier``).
     public static let compiled: KernelConfig = {
         var config = compiledWithoutDispatch
         if let dispatchedTier {
             config.dispatchFloatGEMM(to: dispatchedTier)
             config.dispatchFloatDepthwise(to: dispatchedTier)
+            config.dispatchQuantizedGEMM(to: dispatchedTier)
+            // The C loop is the eight-channel one: an AVX-512 build's own sixteen-channel Swift loops (zmm
+            // registers) are kept.
+            if config.quantizedDepthwise == .eightChannels { config.dispatchQuantizedDepthwise(to: dispatchedTier) }
         }
         return config
     }()
@@ -182,6 +187,29 @@ public struct KernelConfig: Sendable, Equatable {
         return true
     }
 
+    /// Runs the quantized convolutions' and fully connected layers' GEMM through `tier`'s C tiles
+    /// (``quantizedGEMMTileTier``), with that tier's GEMM (the VNNI tier's byte quads, the others' int16 pairs), and
+    /// returns true; or changes nothing and returns false, as ``dispatchFloatGEMM(to:)`` (and where the products go to
+    /// OpenBLAS's dgemm, ``ononeLoops``).
+    @discardableResult
+    public mutating func dispatchQuantizedGEMM(to tier: Tier) -> Bool {
+        guard !ononeLoops, Self.cpuRuns(tier), let tiles = QuantizedGEMMTiles(tier: tier) else { return false }
+        quantizedGEMMTiles = tiles
+        quantizedGEMM = tiles.hasQuads ? .int8Quads : .int16Pairs
+        return true
+    }
+
+    /// Runs the quantized depthwise convolutions' interior pixels (channel multiplier 1, 16 channels or more, 3 × 3
+    /// and 5 × 5) through `tier`'s C loop (``quantizedDepthwiseLoopTier``), eight-channel layout, and returns true;
+    /// or changes nothing and returns false, as ``dispatchQuantizedGEMM(to:)``. Border pixels stay the build's Swift.
+    @discardableResult
+    public mutating func dispatchQuantizedDepthwise(to tier: Tier) -> Bool {
+        guard !ononeLoops, Self.cpuRuns(tier), let loops = QuantizedDepthwiseLoops(tier: tier) else { return false }
+        quantizedDepthwiseLoops = loops
+        quantizedDepthwise = .eightChannels
+        return true
+    }
+
     /// The tiers this CPU runs whose C tiles this build has, lowest first.
     public static var dispatchableTiers: [Tier] {
         Tier.allCases.filter { cpuRuns($0) && FloatGEMMTiles(tier: $0) != nil }
@@ -226,6 +254,14 @@ public struct KernelConfig: Sendable, Equatable {
     var floatDepthwiseLoops: FloatDepthwiseLoops?
     /// The tier of the C loops float depthwise interiors run, or nil.
     public var floatDepthwiseLoopTier: Tier? { floatDepthwiseLoops?.tier }
+    /// The C tiles the quantized GEMMs call instead of their Swift ones, or nil.
+    var quantizedGEMMTiles: QuantizedGEMMTiles?
+    /// The tier of the C tiles the quantized GEMMs run, or nil where they run the Swift tiles of the build's own tier.
+    public var quantizedGEMMTileTier: Tier? { quantizedGEMMTiles?.tier }
+    /// The C loop quantized depthwise interiors run instead of the Swift one, or nil.
+    var quantizedDepthwiseLoops: QuantizedDepthwiseLoops?
+    /// The tier of the C loop quantized depthwise interiors run, or nil.
+    public var quantizedDepthwiseLoopTier: Tier? { quantizedDepthwiseLoops?.tier }
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take

@@ -213,7 +213,7 @@ extension QuantizedConv2DKernel {
             (a, lda) = (UnsafePointer(rows), depth)
         }
         if dot.needsRowSums {
-            for p in pixels { sums[p] = QuantizedDotGEMM.rowSum(a + p * lda, count: depth) }
+            for p in pixels { sums[p] = dot.rowSum(a + p * lda, count: depth) }
         }
         dot.run(a: a, lda: lda, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: destination, ldc: dot.columns,
                 requantization: requantization)

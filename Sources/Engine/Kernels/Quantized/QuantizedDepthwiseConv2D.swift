@@ -33,6 +33,9 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
     let requantization: Requantization
     /// Which channel loops run: the tier's choice, made once here.
     let channelLoops: KernelConfig.DepthwiseKernel
+    /// The CPU's tier's C loop that runs the paired pixels in place of the Swift one (``KernelConfig/
+    /// quantizedDepthwiseLoops``), or nil.
+    let pairedLoop: QuantizedDepthwiseLoops?
     /// Where the unchecked pixel loop takes 16 channels at a time, two taps per multiply-add (``TapPairs``): the
     /// first channel of each group — every 16, plus an overlapping last group when the count is not a multiple of
     /// 16 (24 channels: 0 and 8; the overlap is computed twice and stored alike). Empty below 16 channels or with a
@@ -88,6 +91,7 @@ struct QuantizedDepthwiseConv2DKernel: Kernel {
             (0..<taps).reduce(layer.bias[c]) { $0 &- zero &* filterWeights[$1 * f[3] + c] }
         }
         channelLoops = context.kernels.quantizedDepthwise
+        pairedLoop = channelLoops == .eightChannels ? context.kernels.quantizedDepthwiseLoops : nil
         var groups: [Int] = []
         if multiplier == 1, f[3] >= 16 {
             groups = Array(Swift.stride(from: 0, through: f[3] - 16, by: 16))

@@ -1,3 +1,4 @@
+import CVisionTasksMicroKernels
 import VisionTasksEngineSIMD
 
 // The AVX2 tier's quantized depthwise channel loops (``KernelConfig/DepthwiseKernel/eightChannels``): int32 lanes
@@ -161,6 +162,9 @@ extension QuantizedDepthwiseConv2DKernel {
         // and dividing the tap index by 5 in the loop cost as much as the multiply-adds.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: taps) { offsets in
             for tap in 0..<taps { offsets[tap] = (tap / Taps.size) * rowStep + (tap % Taps.size) * channels }
+            if let loop = pairedLoop?.table.pointee.paired {
+                return pairedPixelsInC(loop, count, UnsafeRawPointer(origin), offsets.baseAddress!, taps: taps, out, Element.isSigned)
+            }
             pairedWeights.withUnsafeBufferPointer { weights in
                 pairedBias.withUnsafeBufferPointer { bias in
                     pairedScales.withUnsafeBufferPointer { scales in
@@ -191,6 +195,30 @@ extension QuantizedDepthwiseConv2DKernel {
                                     target += channels
                                 }
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``pairedPixels`` through the C loop of the CPU's tier (``pairedLoop``), one call per group of 16 channels.
+    private func pairedPixelsInC<Element: QuantizedElement>(
+        _ loop: vision_tasks_q16_dwconv_paired_loop, _ count: Int, _ origin: UnsafeRawPointer, _ offsets: UnsafePointer<Int>,
+        taps: Int, _ out: UnsafeMutablePointer<Element>, _ signed: Bool) {
+        var parameters = requantization.microKernelParameters(signed: signed)
+        let pairs = (taps + 1) / 2
+        pairedWeights.withUnsafeBufferPointer { weights in
+            pairedBias.withUnsafeBufferPointer { bias in
+                pairedScales.withUnsafeBufferPointer { scales in
+                    withUnsafePointer(to: &parameters) { parameters in
+                        for (group, c) in pairedGroups.enumerated() {
+                            var row = vision_tasks_q_dwconv_paired_row(
+                                origin: origin + c, offsets: offsets, taps: taps, count: count, column_step: x.stride * channels,
+                                out_step: channels, weights: weights.baseAddress! + group * pairs * 32, bias: bias.baseAddress! + group * 16,
+                                scales: scales.baseAddress! + group * 16, out: UnsafeMutableRawPointer(out + c),
+                                input_signed: signed ? 1 : 0, q: parameters)
+                            loop(&row)
                         }
                     }
                 }

@@ -1,3 +1,4 @@
+import CVisionTasksMicroKernels
 import VisionTasksEngineSIMD
 
 /// C = requantize(A · Wᵀ + bias) for quantized convolutions and fully connected layers in the AVX-512 VNNI and NEON
@@ -40,6 +41,8 @@ struct QuantizedDotGEMM: Sendable {
     let inputOffset: UInt8
     /// A₀: the input's zero point as A′, what padding reads as.
     let inputZero: UInt8
+    /// The VNNI tier's C tiles that run in place of the Swift ones (``KernelConfig/quantizedGEMMTiles``), or nil.
+    let tiles: QuantizedGEMMTiles?
     var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
     var needsRowSums: Bool { rowSumFactors != nil }
 
@@ -48,8 +51,9 @@ struct QuantizedDotGEMM: Sendable {
     ///   - filterZeroPoints: one per column.
     ///   - signed: int8 tensors rather than uint8.
     init(weights: [Int16], filterZeroPoints: [Int32], signed: Bool, inputZeroPoint: Int32, bias: [Int32], scales: [Float],
-         columns: Int, depth: Int) {
+         columns: Int, depth: Int, tiles: QuantizedGEMMTiles? = nil) {
         self.columns = columns
+        self.tiles = tiles.flatMap { $0.hasQuads ? $0 : nil }
         self.depth = WeightPanels.paddedDepth(depth, group: 4)
         // Wrapping arithmetic throughout: the zero points come from the file; a crafted one makes wrong numbers,
         // never a trap, and real ones keep every value in range.
@@ -77,6 +81,12 @@ struct QuantizedDotGEMM: Sendable {
         rowSumFactors = factors.allSatisfy { $0 == 0 } ? nil : factors
     }
 
+    /// ``rowSum(_:count:)`` through the C tiles' row sum where they run (the portable Swift form emulates the quads).
+    func rowSum(_ row: UnsafePointer<UInt8>, count: Int) -> Int32 {
+        if let sum = tiles?.table.pointee.row_sum { return sum(row, count) }
+        return Self.rowSum(row, count: count)
+    }
+
     /// Σ A′ over `count` bytes: the row sum the tiles multiply by W₀.
     static func rowSum(_ row: UnsafePointer<UInt8>, count: Int) -> Int32 {
         var sums = SIMD16<Int32>(), i = 0
@@ -96,6 +106,10 @@ struct QuantizedDotGEMM: Sendable {
                                        c: UnsafeMutablePointer<Output>, ldc: Int, requantization: Requantization,
                                        panels panelRange: Range<Int>? = nil) {
         let panelRange = panelRange ?? 0..<panelCount
+        if let tiles {
+            return runTiles(tiles, a: a, lda: lda, rowSums: rowSums, rows: rows, c: c, ldc: ldc, requantization: requantization,
+                            panels: panelRange)
+        }
         let out = RequantizedStore<Output>(requantization)
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
@@ -121,6 +135,39 @@ struct QuantizedDotGEMM: Sendable {
                             }
                         }
                         r += count
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``run(a:lda:rowSums:rows:c:ldc:requantization:panels:)`` through the C tiles: the same tiling, each tile a
+    /// call that also adds the bias and the row-sum correction and requantizes.
+    private func runTiles<Output: QuantizedElement>(_ tiles: QuantizedGEMMTiles, a: UnsafePointer<UInt8>, lda: Int,
+                                                    rowSums: UnsafePointer<Int32>?, rows: Range<Int>, c: UnsafeMutablePointer<Output>,
+                                                    ldc: Int, requantization: Requantization, panels panelRange: Range<Int>) {
+        let table = tiles.table.pointee
+        guard let tile12 = table.quads_12x16, let tile4 = table.quads_4x16, let tile1 = table.quads_1x16 else { return }
+        var parameters = requantization.microKernelParameters(signed: Output.isSigned)
+        let width = Self.panelWidth
+        panels.withUnsafeBufferPointer { panels in
+            bias.withUnsafeBufferPointer { bias in
+                scales.withUnsafeBufferPointer { scales in
+                    let factors = rowSums == nil ? nil : rowSumFactors
+                    factors.withOptionalBaseAddress { factors in
+                        var r = rows.lowerBound
+                        while r < rows.upperBound {
+                            let count = min(Self.tileRows, rows.upperBound - r)
+                            let tile = count > 4 ? tile12 : count > 1 ? tile4 : tile1
+                            let sums = factors == nil ? nil : rowSums.map { $0 + r }
+                            for panel in panelRange {
+                                let column0 = panel * width
+                                tile(count, depth, a + r * lda, lda, panels.baseAddress! + panel * depth * width, bias.baseAddress! + column0,
+                                     scales.baseAddress! + column0, factors.map { $0 + column0 }, sums, &parameters,
+                                     c + r * ldc + column0, ldc, min(width, columns - column0))
+                            }
+                            r += count
+                        }
                     }
                 }
             }
@@ -224,5 +271,14 @@ struct TileAccumulators {
         case 10: c10
         default: c11
         }
+    }
+}
+
+extension Optional where Wrapped == [Int32] {
+    /// The array's base address, or nil, for the length of `body`.
+    @inline(__always)
+    func withOptionalBaseAddress<Result>(_ body: (UnsafePointer<Int32>?) -> Result) -> Result {
+        guard let array = self else { return body(nil) }
+        return array.withUnsafeBufferPointer { body($0.baseAddress) }
     }
 }

@@ -68,7 +68,7 @@ struct QuantizedFullyConnectedKernel: Kernel {
             }
             let sums = (memory.scratch + QuantizedMatrixMultiply.rowSumOffset(rows * dot.depth)).assumingMemoryBound(to: Int32.self)
             if dot.needsRowSums {
-                for r in 0..<rows { sums[r] = QuantizedDotGEMM.rowSum(a + r * dot.depth, count: dot.depth) }
+                for r in 0..<rows { sums[r] = dot.rowSum(a + r * dot.depth, count: dot.depth) }
             }
             memory.parallel.forEach(gemm.panelCount, minimumPerThread: minimum, QuadPanels(
                 kernel: self, gemm: dot, a: a, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, c: memory.raw(output)))

@@ -1,3 +1,4 @@
+import CVisionTasksMicroKernels
 import VisionTasksEngineSIMD
 
 /// C = requantize(A · Wᵀ + bias) for quantized convolutions and fully connected layers: A row-major [M × K] int16
@@ -21,13 +22,17 @@ struct QuantizedGEMM: Sendable {
     /// Depth padded to even: the length of A's rows the tiles read (the pad column must hold 0).
     let depth: Int
     let columns: Int
+    /// The CPU's tier's C tiles that run in place of the Swift ones (``KernelConfig/quantizedGEMMTiles``), or nil.
+    let tiles: QuantizedGEMMTiles?
     var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
 
     /// - Parameters:
     ///   - weights: row-major [columns × depth] filter values less their zero point.
     ///   - scales: one per column.
-    init(weights: [Int16], bias: [Int32], scales: [Float], columns: Int, depth: Int) {
+    ///   - tiles: C tiles to run instead of the Swift ones.
+    init(weights: [Int16], bias: [Int32], scales: [Float], columns: Int, depth: Int, tiles: QuantizedGEMMTiles? = nil) {
         self.columns = columns
+        self.tiles = tiles
         self.depth = WeightPanels.paddedDepth(depth, group: 2)
         panels = WeightPanels.pack(columns: columns, depth: depth, group: 2, zero: 0) { weights[$0 * depth + $1] }
         let padded = (columns + Self.panelWidth - 1) / Self.panelWidth * Self.panelWidth
@@ -39,6 +44,9 @@ struct QuantizedGEMM: Sendable {
     func run<Output: QuantizedElement>(a: UnsafePointer<Int16>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Output>,
                                        ldc: Int, requantization: Requantization, panels panelRange: Range<Int>? = nil) {
         let panelRange = panelRange ?? 0..<panelCount
+        if let tiles {
+            return runTiles(tiles, a: a, lda: lda, rows: rows, c: c, ldc: ldc, requantization: requantization, panels: panelRange)
+        }
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
                 scales.withUnsafeBufferPointer { scales in
@@ -66,6 +74,44 @@ struct QuantizedGEMM: Sendable {
                                      bias.baseAddress! + panel * Self.panelWidth, scales.baseAddress! + panel * Self.panelWidth,
                                      c + r * ldc + panel * Self.panelWidth, ldc, width: columns - panel * Self.panelWidth,
                                      rows: count, requantization)
+                            r += count
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``run(a:lda:rows:c:ldc:requantization:panels:)`` through the C tiles: the same tiling (4 × 16 tiles, the last
+    /// panel of 8 columns or fewer through 8 × 8 ones), each tile a call.
+    private func runTiles<Output: QuantizedElement>(_ tiles: QuantizedGEMMTiles, a: UnsafePointer<Int16>, lda: Int, rows: Range<Int>,
+                                                    c: UnsafeMutablePointer<Output>, ldc: Int, requantization: Requantization,
+                                                    panels panelRange: Range<Int>) {
+        guard let tile = tiles.table.pointee.pairs_4x16, let halfTile = tiles.table.pointee.pairs_8x8 else { return }
+        var parameters = requantization.microKernelParameters(signed: Output.isSigned)
+        let width = Self.panelWidth
+        panels.withUnsafeBufferPointer { panels in
+            bias.withUnsafeBufferPointer { bias in
+                scales.withUnsafeBufferPointer { scales in
+                    let last = panelRange.upperBound - 1
+                    let halfPanel = panelRange.isEmpty || columns - last * width > 8 ? nil : last
+                    let fullPanels = panelRange.lowerBound..<(halfPanel ?? panelRange.upperBound)
+                    var r = rows.lowerBound
+                    while r < rows.upperBound, !fullPanels.isEmpty {
+                        let count = min(Self.tileRows, rows.upperBound - r)
+                        for panel in fullPanels {
+                            tile(count, depth, a + r * lda, lda, panels.baseAddress! + panel * depth * width, bias.baseAddress! + panel * width,
+                                 scales.baseAddress! + panel * width, &parameters, c + r * ldc + panel * width, ldc,
+                                 min(width, columns - panel * width))
+                        }
+                        r += count
+                    }
+                    if let panel = halfPanel {
+                        var r = rows.lowerBound
+                        while r < rows.upperBound {
+                            let count = min(8, rows.upperBound - r)
+                            halfTile(count, depth, a + r * lda, lda, panels.baseAddress! + panel * depth * width, bias.baseAddress! + panel * width,
+                                     scales.baseAddress! + panel * width, &parameters, c + r * ldc + panel * width, ldc, columns - panel * width)
                             r += count
                         }
                     }

@@ -15,11 +15,12 @@ enum QuantizedMatrixMultiply: Sendable {
         }
         switch kernels.quantizedGEMM {
         case .int16Pairs:
-            self = .pairs(QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: columns, depth: depth))
+            self = .pairs(QuantizedGEMM(weights: layer.weights, bias: layer.bias, scales: layer.scales, columns: columns, depth: depth,
+                                        tiles: kernels.quantizedGEMMTiles))
         case .int8Quads:
             self = .quads(QuantizedDotGEMM(
                 weights: layer.weights, filterZeroPoints: layer.filterZeroPoints, signed: signed, inputZeroPoint: layer.input.zeroPoint,
-                bias: layer.bias, scales: layer.scales, columns: columns, depth: depth))
+                bias: layer.bias, scales: layer.scales, columns: columns, depth: depth, tiles: kernels.quantizedGEMMTiles))
         }
     }
 

@@ -13,8 +13,9 @@ public struct KernelTierStatus: Sendable, Equatable, CustomStringConvertible {
     public let buildTier: String
     /// The best tier this CPU and its operating system run.
     public let bestTierForThisCPU: String
-    /// The tier whose float GEMM tiles and depthwise loops this process chose at start, in C, over the build's own (a plain build on a CPU
-    /// with AVX2 or AVX-512: `KernelConfig.dispatchedTier` in VisionTasksEngine); nil where it runs the build's own throughout.
+    /// The tier whose float GEMM tiles, float depthwise loops and quantized GEMM tiles this process chose at start, in C,
+    /// over the build's own (a plain build on a CPU with AVX2 or AVX-512: `KernelConfig.dispatchedTier` in
+    /// VisionTasksEngine); nil where it runs the build's own throughout.
     public let dispatchedTier: String?
     /// Whether the engine was compiled with optimization (a release build, or ours); a dependent's debug build is not,
     /// and runs the kernels that do not depend on the optimizer.
@@ -32,7 +33,7 @@ public struct KernelTierStatus: Sendable, Equatable, CustomStringConvertible {
         var text = runsBestTierForThisCPU
             ? "kernel tier \(buildTier) (the best this CPU has)"
             : "kernel tier \(buildTier); this CPU has \(bestTierForThisCPU): a build for it runs faster kernels (README, \"Kernel tiers\")"
-        if let dispatchedTier { text += "; float GEMM and depthwise loops of \(dispatchedTier), chosen at run time" }
+        if let dispatchedTier { text += "; GEMM tiles and depthwise loops of \(dispatchedTier), chosen at run time" }
         if !isOptimized { text += "; built without optimization (a debug build): `swift build -c release` is faster" }
         return text
     }
