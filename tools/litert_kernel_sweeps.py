@@ -39,7 +39,8 @@ refuses: those cases keep AUTO's outputs alone (builtin_error).
 One .npz per family is written to the cache directory (conv2d.npz, depthwise_conv2d.npz, fully_connected.npz,
 add.npz, sub.npz, mul.npz, pool.npz (average and max), mean.npz, softmax.npz, logistic.npz, tanh.npz,
 concatenation.npz, pad.npz (PAD and PADV2), resize_bilinear.npz, resize_nearest_neighbor.npz, quantize.npz,
-dequantize.npz), holding for case i:
+dequantize.npz, relu.npz (RELU, RELU6, RELU_N1_TO_1), hard_swish.npz, split.npz (SPLIT and SPLIT_V), depth_to_space.npz, transpose_conv.npz), holding for
+case i:
 
 - `m<i>`: the model, its bytes as a uint8 array;
 - `a<i>_<j>`: graph input j;
@@ -158,7 +159,13 @@ def version(case):
         return (5 if len(case.inputs[0].scale) > 1 else 2) if case.inputs[0].kind == "int8" else 1
     if op == "QUANTIZE":
         return 1
-    # ADD, SUB, pools, MEAN, SOFTMAX, LOGISTIC, TANH, CONCATENATION, PAD, PADV2
+    if op == "TRANSPOSE_CONV":
+        return 4 if p.get("fused") else 3 if len(case.inputs) == 4 else 2 if int8 else 1
+    if op in ("RELU", "RELU6"):
+        return 2 if kind in LIMITS else 1
+    if op in ("RELU_N1_TO_1", "HARD_SWISH"):  # LiteRT registers version 1 alone, for every type
+        return 1
+    # ADD, SUB, pools, MEAN, SOFTMAX, LOGISTIC, TANH, CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, DEPTH_TO_SPACE
     return 2 if int8 else 1
 
 
@@ -1248,6 +1255,162 @@ def dequantize(rng):
         yield partial(make, config)
 
 
+# (op, input shape, output quantization: "calibrated" as a converter writes it after an ADD, "same" as the input's,
+# or an explicit (scale, zero point) per type)
+RELU = [
+    ("RELU", [1, 5, 7, 3], "calibrated"),
+    ("RELU", [1, 9, 9, 13], "calibrated"),
+    ("RELU", [3, 17], "same"),
+    ("RELU", [1, 4, 4, 7], {"uint8": (0.011, 3), "int8": (0.013, -100)}),   # zero point above the type's minimum
+    ("RELU6", [1, 5, 7, 3], "calibrated"),
+    ("RELU6", [1, 9, 9, 13], {"uint8": (0.01, 0), "int8": (0.01, -128)}),   # 6 beyond the range: no upper clamp
+    ("RELU6", [3, 17], "same"),
+    ("RELU_N1_TO_1", [1, 5, 7, 3], "calibrated"),
+    ("RELU_N1_TO_1", [3, 17], "same"),
+]
+
+
+def relu(rng):
+    """RELU, RELU6 and RELU_N1_TO_1 as standalone operators (a MiDaS-like decoder's RELUs after residual ADDs, which
+    the converter cannot fuse): quantized with the output calibrated on its own range, or quantized as the input."""
+    def make(kind, config):
+        name, shape, out_q = config
+        x = activation(rng, kind, shape)
+        if kind == "float32":
+            out = output(kind)
+        elif out_q == "same":
+            out = same_as(x)
+        elif out_q == "calibrated":
+            out = output(kind)
+        else:
+            out = output(kind, None, *out_q[kind])
+        label = f"{name} " + "x".join(map(str, shape)) + ("" if kind == "float32" else
+                                                          f" {out_q if isinstance(out_q, str) else 'fixed'}-q")
+        return Case(label, name, kind, [x], [out])
+
+    for kind in KINDS:
+        for config in RELU:
+            yield partial(make, kind, config)
+
+
+# (input shape, input scale range, output quantization: "calibrated", "same" or (scale, zero point) per type)
+HARD_SWISH = [
+    ([1, 5, 7, 3], (0.02, 0.1), "calibrated"),
+    ([1, 9, 9, 13], (0.02, 0.1), "calibrated"),
+    ([3, 17], (0.02, 0.1), "same"),
+    ([1, 4, 4, 7], (0.002, 0.005), "calibrated"),    # a narrow input: the relu-ish multiplier shifts right
+    ([1, 6, 6, 16], (0.1, 0.3), "calibrated"),       # a wide one: it shifts left and saturates
+    ([1, 1001], (0.02, 0.1), {"uint8": (0.05, 20), "int8": (0.04, -110)}),
+]
+
+
+def hard_swish(rng):
+    """HARD_SWISH (MobileNetV3): x · relu6(x + 3) / 6. XNNPACK's delegate takes the float one only; quantized it is
+    LiteRT's builtin int16 fixed-point kernel."""
+    def make(kind, config):
+        shape, scales, out_q = config
+        x = activation(rng, kind, shape, None if kind == "float32" else log_uniform(rng, *scales))
+        if kind == "float32":
+            out = output(kind)
+        elif out_q == "same":
+            out = same_as(x)
+        elif out_q == "calibrated":
+            out = output(kind)
+        else:
+            out = output(kind, None, *out_q[kind])
+        label = "x".join(map(str, shape)) + ("" if kind == "float32" else
+                                             f" input scale {x.scale[0]:.3g} {out_q if isinstance(out_q, str) else 'fixed'}-q")
+        return Case(label, "HARD_SWISH", kind, [x], [out])
+
+    for kind in KINDS:
+        for config in HARD_SWISH:
+            yield partial(make, kind, config)
+
+
+# (op, input shape, axis, pieces: a count for SPLIT, the size_splits for SPLIT_V, −1 = the rest)
+SPLIT = [
+    ("SPLIT", [1, 5, 7, 16], 3, 2),        # YOLOv8's C2f: channels in two halves
+    ("SPLIT", [1, 4, 6, 9], 3, 3),
+    ("SPLIT", [1, 6, 5, 3], 1, 2),
+    ("SPLIT", [1, 30, 4], -1, 2),          # YOLOv8's box decoding: left-top and right-bottom distances
+    ("SPLIT", [3, 7], 0, 3),
+    ("SPLIT_V", [1, 5, 7, 17], 3, [5, -1, 4]),
+    ("SPLIT_V", [1, 30, 144], 2, [64, 80]),  # boxes (4 × 16 DFL bins) from 80 class scores
+    ("SPLIT_V", [1, 8, 6, 3], -3, [3, 5]),
+]
+
+
+def split(rng):
+    """SPLIT and SPLIT_V: pure moves, quantized outputs keep the input's quantization (as the converter writes
+    them)."""
+    def make(kind, config):
+        name, shape, axis, pieces = config
+        x = activation(rng, kind, shape)
+        count = pieces if name == "SPLIT" else len(pieces)
+        outputs = [same_as(x) if kind != "float32" else output(kind) for _ in range(count)]
+        label = f"{name} " + "x".join(map(str, shape)) + f" axis {axis} into {pieces}"
+        if name == "SPLIT":
+            return Case(label, name, kind, [int32(axis), x], outputs, options("SplitOptions", numSplits=count))
+        return Case(label, name, kind, [x, int32(pieces), int32(axis)], outputs, options("SplitVOptions", numSplits=count))
+
+    for kind in KINDS:
+        for config in SPLIT:
+            yield partial(make, kind, config)
+
+
+# (H, W, C, block)
+DEPTH_TO_SPACE = [(4, 5, 12, 2), (3, 3, 27, 3), (5, 7, 8, 2), (2, 2, 64, 4), (7, 3, 4, 2), (1, 1, 9, 3)]
+
+
+def depth_to_space(rng):
+    """DEPTH_TO_SPACE (the sub-pixel step of ESPCN-style super-resolution): a pure move, quantized outputs keep the
+    input's quantization."""
+    def make(kind, config):
+        h, w, c, block = config
+        x = activation(rng, kind, [1, h, w, c])
+        label = f"1x{h}x{w}x{c} block {block}"
+        return Case(label, "DEPTH_TO_SPACE", kind, [x], [same_as(x) if kind != "float32" else output(kind)],
+                    options("DepthToSpaceOptions", blockSize=block))
+
+    for kind in KINDS:
+        for config in DEPTH_TO_SPACE:
+            yield partial(make, kind, config)
+
+
+# (H, W, input channels, output channels, kernel, stride, padding, fused activation, bias)
+TRANSPOSE_CONV = [
+    (4, 4, 8, 5, 2, 2, "SAME", "NONE", True),      # a U-Net's 2x2 stride-2 upsampling (Keras' Conv2DTranspose)
+    (5, 7, 3, 7, 3, 2, "SAME", "RELU", True),
+    (5, 7, 16, 8, 3, 2, "VALID", "NONE", True),
+    (6, 6, 13, 3, 4, 2, "SAME", "RELU6", True),
+    (3, 5, 7, 17, 3, 1, "SAME", "NONE", True),
+    (5, 5, 9, 4, 5, 3, "SAME", "NONE", True),
+    (4, 4, 8, 5, 2, 2, "SAME", "NONE", False),     # without the bias input (version 1)
+    (3, 4, 33, 16, 2, 2, "VALID", "RELU", True),
+]
+
+
+def transpose_conv(rng):
+    """TRANSPOSE_CONV: inputs (output shape, filter [O, kh, kw, I], input, bias), the output shape a constant;
+    quantized weights per output channel (axis 0) for int8, per tensor for uint8, int32 bias, output calibrated."""
+    def make(kind, config):
+        h, w, cin, cout, k, stride, padding, act, with_bias = config
+        oh, ow = (h * stride, w * stride) if padding == "SAME" else ((h - 1) * stride + k, (w - 1) * stride + k)
+        x = activation(rng, kind, [1, h, w, cin])
+        filt = weights(rng, kind, [cout, k, k, cin], 0, cin * k * k)
+        inputs = [int32([1, oh, ow, cout]), filt, x] + ([bias(rng, kind, cout, x, filt, cin * k * k)] if with_bias else [])
+        label = (f"1x{h}x{w}x{cin} -> {cout} k{k} s{stride} {padding}" + act_label(act)
+                 + ("" if with_bias else " no bias"))
+        return Case(label, "TRANSPOSE_CONV", kind, inputs, [output(kind, [1, oh, ow, cout])],
+                    options("TransposeConvOptions", padding=PADDING[padding], strideW=stride, strideH=stride,
+                            fusedActivationFunction=ACTIVATION[act]),
+                    fused=act != "NONE")
+
+    for kind in KINDS:
+        for config in TRANSPOSE_CONV:
+            yield partial(make, kind, config)
+
+
 FAMILIES = {
     "conv2d": conv2d,
     "depthwise_conv2d": depthwise_conv2d,
@@ -1267,6 +1430,11 @@ FAMILIES = {
     "resize_nearest_neighbor": resize_nearest_neighbor,
     "quantize": quantize,
     "dequantize": dequantize,
+    "relu": relu,
+    "hard_swish": hard_swish,
+    "split": split,
+    "depth_to_space": depth_to_space,
+    "transpose_conv": transpose_conv,
 }
 
 

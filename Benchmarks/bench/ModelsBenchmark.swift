@@ -31,19 +31,39 @@ enum ModelsBenchmark {
         "mobilenet_v1_0.25_128_quant.tflite",
     ]
 
+    /// `bench models [SPEC …]`: the shipped models (or these, `BUNDLE.task#member` under Models/);
+    /// `bench models --dir DIR` (or `--all DIR`): every .tflite in DIR, a corpus of the user's own
+    /// (tools/make_model_corpus.py writes one to .cache/model-corpus). A model our engine refuses gets a row saying
+    /// which operator, and the run goes on.
     static func run(arguments: [String]) throws {
         let rounds = 15, batch = 4
+        let specs: [(label: String, path: String)]
+        if let flag = arguments.firstIndex(where: { $0 == "--dir" || $0 == "--all" }) {
+            guard flag + 1 < arguments.count, arguments.count == 2 else { throw BenchError("\(arguments[flag]) takes one folder and nothing else") }
+            let folder = arguments[flag + 1]
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tflite") }.sorted()
+            guard !names.isEmpty else { throw BenchError("no .tflite in \(folder)") }
+            specs = names.map { ($0, (folder as NSString).appendingPathComponent($0)) }
+        } else {
+            specs = (arguments.isEmpty ? models : arguments).map { ($0, "Models/" + $0) }
+        }
         print(String(format: "single-core sgemm ceiling: %.1f GFLOP/s (OpenBLAS, 1024³)", sgemmCeiling()))
         print("model                                                     MFLOP  thr   ours ms  LiteRT ms  ratio  ours GFLOP/s")
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-models-input-\(getpid()).bin").path
         defer { try? FileManager.default.removeItem(atPath: inputFile) }
-        for spec in arguments.isEmpty ? models : arguments {
-            let parts = spec.split(separator: "#").map(String.init)
-            let bundle = try TaskBundle(path: "Models/" + parts[0])
+        for (label, spec) in specs {
+            let parts = spec.split(separator: "#", maxSplits: 1).map(String.init)
+            let bundle = try TaskBundle(path: parts[0])
             let model = try bundle.model(parts.count > 1 ? parts[1] : bundle.members[0].path)
             let mflop = Double(macs(model)) * 2 / 1e6
             for threads in [1, 2] {
-                let interpreter = try Interpreter(model: model, threads: threads)
+                let interpreter: Interpreter
+                do {
+                    interpreter = try Interpreter(model: model, threads: threads)
+                } catch {
+                    print(String(format: "%-56@ %6.0f    —  refused: %@", label as NSString, mflop, "\(error)" as NSString))
+                    break
+                }
                 var inputBytes = Data()
                 for (index, input) in interpreter.inputs.enumerated() {
                     let bytes = sampleInput(count: input.elementCount, type: input.type)
@@ -51,7 +71,7 @@ enum ModelsBenchmark {
                     inputBytes.append(contentsOf: bytes)
                 }
                 try inputBytes.write(to: URL(fileURLWithPath: inputFile))
-                let litert = LiteRTSession(spec: "Models/\(spec)", threads: threads, inputFile: inputFile)
+                let litert = LiteRTSession(spec: spec, threads: threads, inputFile: inputFile)
                 defer { litert?.close() }
                 for _ in 0..<5 { interpreter.invoke() }
                 var ourSamples: [Double] = [], theirSamples: [Double] = [], ratios: [Double] = []
@@ -71,7 +91,7 @@ enum ModelsBenchmark {
                 let ours = median(ourSamples)
                 let theirs = theirSamples.count == rounds * batch ? median(theirSamples) : nil
                 let ratio = theirs != nil ? median(ratios) : nil
-                print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f", spec as NSString, mflop, threads, ours,
+                print(String(format: "%-56@ %6.0f  %3d  %8.2f  %9@  %5@  %8.1f", label as NSString, mflop, threads, ours,
                              theirs.map { String(format: "%.2f", $0) } as NSString? ?? "—",
                              ratio.map { String(format: "%.2f", $0) } as NSString? ?? "—", mflop / ours))
             }

@@ -4,7 +4,7 @@ import VisionTasksModelFormat
 
 // `swift run -c release bench <job>`: `pose` (the main job), `face`, `hand`, `gesture`, `objects`, `classify` (each
 // beside MediaPipe 1.2.3, or `--mediapipe 0.10.14`), every registered task by its name (`face-detector`, …, the same
-// way), `models`, `format`, `image`.
+// way), `models` (or `models --dir DIR`: every .tflite in DIR), `format`, `image`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let job = arguments.first ?? "pose"
 // Which kernels these figures are of: a plain build on a CPU with a higher tier measures the wrong thing.

@@ -44,6 +44,10 @@ enum KernelRegistry {
         case .softmax: return try QuantizedSoftmaxKernel(context)
         case .logistic: return try QuantizedLookupKernel(context, function: .logistic)
         case .tanh: return try QuantizedLookupKernel(context, function: .tanh)
+        case .relu: return try QuantizedLookupKernel(context, clamp: .relu)
+        case .relu6: return try QuantizedLookupKernel(context, clamp: .relu6)
+        case .reluN1To1: return try QuantizedLookupKernel(context, clamp: .reluN1To1)
+        case .hardSwish: return try QuantizedLookupKernel(hardSwish: context)
         case .concatenation: return try ConcatenationKernel(context)
         case .pad, .padV2: return try PadKernel(context)
         case .resizeBilinear: return try QuantizedResizeBilinearKernel(context)
@@ -54,9 +58,12 @@ enum KernelRegistry {
         case .reshape, .squeeze, .expandDims: return try CopyKernel(context)
         case .gather: return try GatherKernel(context)
         case .unpack: return try UnpackKernel(context)
+        case .split: return try SplitKernel(context, variable: false)
+        case .splitV: return try SplitKernel(context, variable: true)
         case .stridedSlice: return try StridedSliceKernel(context)
         case .transpose: return try TransposeKernel(context)
         case .resizeNearestNeighbor: return try ResizeNearestNeighborKernel(context)
+        case .depthToSpace: return try DepthToSpaceKernel(context)
         default:
             throw context.unsupported("no kernel for \(context.type(try context.input(0)).name) tensors")
         }
@@ -105,8 +112,17 @@ enum KernelRegistry {
         case .softmax: return try SoftmaxKernel(context)
         case .gather: return try GatherKernel(context)
         case .unpack: return try UnpackKernel(context)
+        // SPLIT's input 0 is its axis, so a quantized SPLIT comes here too; the kernel moves any element type.
+        case .split: return try SplitKernel(context, variable: false)
+        case .splitV: return try SplitKernel(context, variable: true)
         case .stridedSlice: return try StridedSliceKernel(context)
         case .transpose: return try TransposeKernel(context)
+        // Input 0 is the output shape, so a quantized TRANSPOSE_CONV comes here too: its data is input 2.
+        case .transposeConv:
+            if context.hasInput(2), context.type(try context.input(2)).isQuantizedInteger {
+                return try QuantizedTransposeConvolutionKernel(context)
+            }
+            return try TransposeConvolutionBiasKernel(builtin: context)
         case .dequantize: return try DequantizeKernel(context)
         case .densify: return try DensifyKernel(context)
         default: throw context.unsupported("not implemented")

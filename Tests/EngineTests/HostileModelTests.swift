@@ -283,6 +283,52 @@ final class HostileModelTests: XCTestCase {
         assertInvalidGraph(try planError(unpack), mentions: "UNPACK: 'b' is int8, 'u' is float32")
     }
 
+    /// SPLIT / SPLIT_V sizes and axes and TRANSPOSE_CONV's strides and output shape come from the file: each wrong
+    /// one is refused with a typed error, never summed or multiplied past Int, never a trap.
+    func testSplitSizesAndTransposeConvolutionOptionsAreTypedErrors() throws {
+        let split: Int32 = 49, splitV: Int32 = 102, transposeConv: Int32 = 67
+        let splitOptions: UInt8 = 35, splitVOptions: UInt8 = 79, transposeConvOptions: UInt8 = 49
+        func splitting(variable: Bool, axis: Int32, sizes: [Int32] = [], count: Int32 = 2, outputs: [[Int32]]) -> TFLiteBuilder {
+            var b = TFLiteBuilder()
+            let x = b.tensor("x", .float32, [2, 6])
+            let axisTensor = b.constant("axis", int32s: [axis])
+            let ys = outputs.enumerated().map { b.tensor("y\($0.offset)", .float32, $0.element) }
+            let inputs = variable ? [x, b.constant("sizes", int32s: sizes), axisTensor] : [axisTensor, x]
+            b.op(variable ? splitV : split, inputs: inputs, outputs: ys, optionsType: variable ? splitVOptions : splitOptions,
+                 options: [0: .int32(count)])
+            (b.inputs, b.outputs) = ([x], ys)
+            return b
+        }
+        assertInvalidGraph(try planError(splitting(variable: false, axis: .min, outputs: [[2, 3], [2, 3]])), mentions: "along axis -2147483648")
+        assertInvalidGraph(try planError(splitting(variable: false, axis: 1, count: 4, outputs: [[2, 3], [2, 3]])), mentions: "4 pieces")
+        assertInvalidGraph(try planError(splitting(variable: false, axis: 1, count: 3, outputs: [[2, 2], [2, 2], [2, 3]])),
+                           mentions: "SPLIT: output shape [2, 3] but the inputs give [2, 2]")
+        assertInvalidGraph(try planError(splitting(variable: true, axis: 1, sizes: [.max, .max], outputs: [[2, 3], [2, 3]])),
+                           mentions: "of an axis of 6")
+        assertInvalidGraph(try planError(splitting(variable: true, axis: 1, sizes: [-1, -1], outputs: [[2, 3], [2, 3]])),
+                           mentions: "size_splits [-1, -1] for 2 outputs")
+        assertInvalidGraph(try planError(splitting(variable: true, axis: 1, sizes: [4, 4], outputs: [[2, 3], [2, 3]])),
+                           mentions: "do not add up")
+        func transposing(stride: Int32, shape: [Int32]) -> TFLiteBuilder {
+            var b = TFLiteBuilder()
+            let x = b.tensor("x", .float32, [1, 2, 2, 3])
+            let y = b.tensor("y", .float32, [1, 4, 4, 2])
+            let filter = b.constant("filter", floats: Array(repeating: 0.5, count: 2 * 2 * 2 * 3), shape: [2, 2, 2, 3])
+            b.op(transposeConv, inputs: [b.constant("shape", int32s: shape), filter, x], outputs: [y],
+                 optionsType: transposeConvOptions, options: [0: .int8(0), 1: .int32(stride), 2: .int32(stride)])
+            (b.inputs, b.outputs) = ([x], [y])
+            return b
+        }
+        assertInvalidGraph(try planError(transposing(stride: 0, shape: [1, 4, 4, 2])), mentions: "strides 0×0")
+        guard case let .unsupportedOperator(name, _, reason) = try planError(transposing(stride: 2, shape: [1, 8, 8, 2])) else {
+            return XCTFail("a TRANSPOSE_CONV whose output shape input differs from its output was planned")
+        }
+        XCTAssertEqual(name, "TRANSPOSE_CONV")
+        XCTAssertTrue(reason.contains("output shape must be a constant equal to the output's [1, 4, 4, 2]"), reason)
+        // The same model with the shapes agreeing plans: the errors above are the options', not the builder's.
+        XCTAssertNoThrow(try ExecutionPlan(model: try model(transposing(stride: 2, shape: [1, 4, 4, 2]))))
+    }
+
     // MARK: axes, permutations, indices and options out of range
 
     func testOutOfRangeAxesPermutationsAndOptionsAreTypedErrors() throws {

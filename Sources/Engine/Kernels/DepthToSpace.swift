@@ -1,6 +1,9 @@
 import VisionTasksModelFormat
 
-/// DEPTH_TO_SPACE: out[n, h·b + dy, w·b + dx, c] = in[n, h, w, (dy·b + dx)·C + c].
+/// DEPTH_TO_SPACE: out[n, h·b + dy, w·b + dx, c] = in[n, h, w, (dy·b + dx)·C + c]. A pure move, so one kernel
+/// serves every element type: quantized tensors are copied byte for byte, as TFLite's reference kernel and
+/// XNNPACK's copy do (the converter gives the output the input's quantization; ESPCN-style super-resolution
+/// models end on it in int8).
 struct DepthToSpaceKernel: Kernel {
     let input: Int
     let output: Int
@@ -8,13 +11,15 @@ struct DepthToSpaceKernel: Kernel {
     let height: Int
     let width: Int
     let block: Int
-    let outputChannels: Int
+    /// Bytes of one output pixel's channels (output channels × element size).
+    let pixelBytes: Int
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .depthToSpace(blockSize) = context.options else { throw context.fail("missing DepthToSpaceOptions") }
         input = try context.input(0)
         output = try context.output(0)
-        try context.requireFloat([input, output])
+        try context.requireSameType([output], as: input)
+        guard let elementBytes = context.type(input).byteSize else { throw context.fail("\(context.type(input).name) elements") }
         // block_size is the file's Int32: its square and the output sizes are computed with checks.
         let arithmetic = context.arithmetic
         let block = Int(blockSize)
@@ -26,24 +31,25 @@ struct DepthToSpaceKernel: Kernel {
         height = i.h
         width = i.w
         self.block = block
-        outputChannels = i.c / square
+        let outputChannels = i.c / square
         try context.expect([batch, try arithmetic.multiply(height, block, "output height"),
                             try arithmetic.multiply(width, block, "output width"), outputChannels], forOutput: 0)
+        pixelBytes = try arithmetic.multiply(outputChannels, elementBytes, "pixel bytes")
     }
 
     func run(_ memory: TensorMemory) {
-        let source = memory.floats(input), destination = memory.floats(output)
+        let destination = memory.raw(output)
         let outputWidth = width * block
-        var s = source
+        var s = UnsafeRawPointer(memory.raw(input))
         for n in 0..<batch {
             for h in 0..<height {
                 for w in 0..<width {
                     for dy in 0..<block {
                         for dx in 0..<block {
                             let oy = h * block + dy, ox = w * block + dx
-                            let d = destination + ((n * height * block + oy) * outputWidth + ox) * outputChannels
-                            d.update(from: s, count: outputChannels)
-                            s += outputChannels
+                            let d = destination + ((n * height * block + oy) * outputWidth + ox) * pixelBytes
+                            d.copyMemory(from: s, byteCount: pixelBytes)
+                            s += pixelBytes
                         }
                     }
                 }

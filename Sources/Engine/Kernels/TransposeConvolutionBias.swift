@@ -1,7 +1,9 @@
 import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
-/// MediaPipe's custom `Convolution2DTransposeBias` (selfie segmentation): a transposed convolution plus bias.
+/// MediaPipe's custom `Convolution2DTransposeBias` (selfie segmentation), and TFLite's builtin TRANSPOSE_CONV
+/// (float; what TensorFlow's converter makes of Keras' Conv2DTranspose: U-Nets, decoders): a transposed
+/// convolution plus bias.
 ///
 /// Semantics of TFLite's reference TRANSPOSE_CONV, which MediaPipe's op predates only by its bias input: every
 /// input pixel scatters `filter × value` into the output window at (input × stride − padding); padding is what a
@@ -50,6 +52,7 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
 
     static let lanes = 8
 
+    /// MediaPipe's custom operator: inputs (input, filter, bias).
     init(_ context: OperatorContext) throws(EngineError) {
         guard let options = context.op.customOptions, options.count >= 12 else {
             throw context.fail("custom options must hold padding and strides (12 bytes)")
@@ -57,10 +60,35 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
         let words = options.withUnsafeBytes { raw in (0..<3).map { Int(raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)) } }
         // TfLitePadding: 1 = same, 2 = valid.
         guard [1, 2].contains(words[0]), words[1] >= 1, words[2] >= 1 else { throw context.fail("options \(words)") }
-        input = try context.input(0)
+        try self.init(context, padding: words[0] == 1 ? .same : .valid, strideWidth: words[1], strideHeight: words[2],
+                      inputPosition: 0, filterPosition: 1, biasPosition: 2)
+    }
+
+    /// TFLite's builtin TRANSPOSE_CONV: inputs (output shape, filter, input, bias from version 3 on), its fused
+    /// activation (version 4) applied as an epilogue clamp. The output shape input must be the constant the output
+    /// tensor declares: a shape computed at run time would need the plan to resize.
+    init(builtin context: OperatorContext) throws(EngineError) {
+        guard case let .transposeConv(options) = context.options else { throw context.fail("missing TransposeConvOptions") }
+        guard options.strideWidth >= 1, options.strideHeight >= 1 else {
+            throw context.fail("strides \(options.strideWidth)×\(options.strideHeight)")
+        }
+        let declared = context.shape(try context.output(0))
+        guard context.hasInput(0), context.isConstant(try context.input(0)), try context.constantIntegers(0) == declared else {
+            throw context.unsupported("output shape must be a constant equal to the output's \(declared)")
+        }
+        let activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
+        guard activation != .tanh else { throw context.unsupported("fused TANH activation") }
+        try self.init(context, padding: options.padding, strideWidth: Int(options.strideWidth), strideHeight: Int(options.strideHeight),
+                      inputPosition: 2, filterPosition: 1, biasPosition: 3)
+        if activation != .none { epilogue = Epilogue(clamp: activation) }
+    }
+
+    private init(_ context: OperatorContext, padding: Padding, strideWidth: Int, strideHeight: Int,
+                 inputPosition: Int, filterPosition: Int, biasPosition: Int) throws(EngineError) {
+        input = try context.input(inputPosition)
         output = try context.output(0)
         ononeLoops = context.kernels.ononeLoops
-        let filter = try context.input(1)
+        let filter = try context.input(filterPosition)
         try context.requireFloat([input, output, filter])
         guard let i = nhwc(context.shape(input)), let o = nhwc(context.shape(output)), context.shape(filter).count == 4 else {
             throw context.fail("input, output and filter must be 4-D")
@@ -71,13 +99,12 @@ struct TransposeConvolutionBiasKernel: EpilogueFusable {
         inputHeight = i.h; inputWidth = i.w; inputChannels = i.c
         outputHeight = o.h; outputWidth = o.w; outputChannels = o.c
         filterHeight = f[1]; filterWidth = f[2]
-        strideWidth = words[1]; strideHeight = words[2]
-        let padding: Padding = words[0] == 1 ? .same : .valid
+        self.strideWidth = strideWidth; self.strideHeight = strideHeight
         // Padding as a forward convolution from the output back to the input would have it.
         padTop = WindowAxis(input: o.h, filter: f[1], stride: strideHeight, dilation: 1, padding: padding).padBefore
         padLeft = WindowAxis(input: o.w, filter: f[2], stride: strideWidth, dilation: 1, padding: padding).padBefore
-        let stored = try context.constantFloats(1)
-        let storedBias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: o.c)
+        let stored = try context.constantFloats(filterPosition)
+        let storedBias = context.hasInput(biasPosition) ? try context.constantFloats(biasPosition) : Array(repeating: 0, count: o.c)
         guard stored.count == f.reduce(1, *), storedBias.count == o.c else { throw context.fail("weights/bias sizes") }
         let padded = (o.c + Self.lanes - 1) / Self.lanes * Self.lanes
         paddedChannels = padded

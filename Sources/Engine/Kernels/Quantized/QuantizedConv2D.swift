@@ -261,8 +261,11 @@ struct QuantizedLayer {
     let scales: [Float]
     let requantization: Requantization
 
-    init(_ context: OperatorContext, filter: Int, filterAxis: Int, channels: Int, activation: FusedActivation) throws(EngineError) {
-        input = try context.quantization(try context.input(0))
+    /// `inputPosition`, `biasPosition`: where the operator takes them (TRANSPOSE_CONV: 2 and 3, after its output
+    /// shape and filter); the filter is input 1 everywhere.
+    init(_ context: OperatorContext, filter: Int, filterAxis: Int, channels: Int, activation: FusedActivation,
+         inputPosition: Int = 0, biasPosition: Int = 2) throws(EngineError) {
+        input = try context.quantization(try context.input(inputPosition))
         output = try context.quantization(try context.output(0))
         let (filterScales, filterZeroPoints) = try context.channelQuantization(filter, axis: filterAxis, channels: channels)
         self.filterZeroPoints = filterZeroPoints
@@ -273,7 +276,7 @@ struct QuantizedLayer {
         weights = raw.indices.map { i in
             Int16(raw[i] - filterZeroPoints[filterAxis == 0 ? i / depth : i % channels])
         }
-        bias = try context.constantBias(2, count: channels)
+        bias = try context.constantBias(biasPosition, count: channels)
         // XNNPACK's operator setup: input scale × filter scale / output scale, in float, in that order.
         let inputScale = input.scale, outputScale = output.scale
         scales = filterScales.map { inputScale * $0 / outputScale }
