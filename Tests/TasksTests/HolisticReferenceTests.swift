@@ -348,7 +348,7 @@ final class HolisticReferenceTests: XCTestCase {
         XCTAssertEqual(spread.count, 20)
         // The first four of the grid the goldens tool nudges on (its GRID, after the first four nudges), chosen before
         // any of ours was measured.
-        let grid = spread.dropFirst(4).prefix(4).map { (row: $0.pixel[0], column: $0.pixel[1]) }
+        let grid = spread.dropFirst(4).prefix(4).map { OnePixelNudge(row: $0.pixel[0], column: $0.pixel[1]) }
         XCTAssertEqual(grid.map { [$0.row, $0.column] }, [[150, 500], [150, 650], [150, 800], [150, 950]])
         var ours = [try videoErrors(reference)]
         for pixel in grid { ours.append(try videoErrors(reference, nudge: pixel)) }
@@ -400,7 +400,7 @@ final class HolisticReferenceTests: XCTestCase {
     /// One run of the clip in video mode against the reference's video entries, one `Errors` per frame. `nudge`: the
     /// pixel whose red level changes by one in every frame (its lowest bit flipped), as the goldens tool nudges
     /// MediaPipe's input.
-    private func videoErrors(_ reference: Reference, nudge: (row: Int, column: Int)? = nil) throws -> [Errors] {
+    private func videoErrors(_ reference: Reference, nudge: OnePixelNudge? = nil) throws -> [Errors] {
         let frames = reference.entries.filter { $0.set == "video" }
         XCTAssertGreaterThanOrEqual(frames.count, 30)
         let landmarker = try HolisticLandmarker(options: Self.options(model: reference.model, mode: .video))
@@ -410,12 +410,7 @@ final class HolisticReferenceTests: XCTestCase {
             let frame = try XCTUnwrap(try video.nextFrame(), "video ended before \(entry.image)")
             XCTAssertEqual(frame.label, entry.image)
             XCTAssertEqual(frame.timestampMs, entry.timestampMs)
-            var image = frame.image
-            if let nudge {
-                var pixels = image.rgbPixels()
-                pixels[(nudge.row * image.width + nudge.column) * 3] ^= 1
-                image = try MPImage(pixels: pixels, width: image.width, height: image.height, format: .rgb8)
-            }
+            let image = try OnePixelNudge.apply(nudge, to: frame.image)
             let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
             XCTAssertEqual(result.timestampInMilliseconds, frame.timestampMs)
             let expected = try XCTUnwrap(entry.result, "\(entry.image): MediaPipe failed (\(entry.error ?? ""))")

@@ -147,7 +147,7 @@ extension PoseReferenceTests {
         XCTAssertEqual(nudged.nudges.count, 20)
         XCTAssertEqual(releases.nudges.count, 17)
         // The first four of the grid the spread tool nudges on (its GRID), chosen before any of ours was measured.
-        let grid = nudged.nudges.dropFirst(4).prefix(4).map { (row: $0.pixel[0], column: $0.pixel[1]) }
+        let grid = nudged.nudges.dropFirst(4).prefix(4).map { OnePixelNudge(row: $0.pixel[0], column: $0.pixel[1]) }
         XCTAssertEqual(grid.map { [$0.row, $0.column] }, [[150, 500], [150, 650], [150, 800], [150, 950]])
         var ours = [try videoErrors(reference: "pose_video_single.json", numPoses: 1)]
         for pixel in grid {
@@ -200,7 +200,7 @@ extension PoseReferenceTests {
     /// truth is MediaPipe as it answers on this platform's `atan2f`, which turns each frame's region (PlatformLibm).
     /// `nudge`: the pixel whose red level changes by one in every frame (its lowest bit flipped), as the spread tool
     /// nudges MediaPipe's input.
-    private func videoErrors(reference name: String, numPoses: Int, nudge: (row: Int, column: Int)? = nil) throws -> [PoseError] {
+    private func videoErrors(reference name: String, numPoses: Int, nudge: OnePixelNudge? = nil) throws -> [PoseError] {
         let reference = try JSONDecoder().decode(Reference.self, from: Data(contentsOf: PlatformLibm.videoReference(name)))
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = Repository.modelPath(reference.model)
@@ -214,12 +214,7 @@ extension PoseReferenceTests {
             let frame = try XCTUnwrap(try video.nextFrame(), "video ended before \(entry.image)")
             XCTAssertEqual(frame.label, entry.image)
             XCTAssertEqual(frame.timestampMs, entry.timestampMs)
-            var image = frame.image
-            if let nudge {
-                var pixels = image.rgbPixels()
-                pixels[(nudge.row * image.width + nudge.column) * 3] ^= 1
-                image = try MPImage(pixels: pixels, width: image.width, height: image.height, format: .rgb8)
-            }
+            let image = try OnePixelNudge.apply(nudge, to: frame.image)
             let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
             XCTAssertEqual(result.landmarks.count, 1, "\(entry.image): pose count")
             XCTAssertEqual(entry.result.landmarks.count, 1, "\(entry.image): reference pose count")
