@@ -15,15 +15,43 @@ struct QuantizedLookupKernel: Kernel {
     /// Output byte for each input byte (as stored: uint8, or int8's bit pattern).
     let table: [UInt8]
 
+    /// The one input and output every table maps between: quantized, of one type and size.
+    private struct Operands {
+        let input: Int
+        let output: Int
+        let count: Int
+        let signed: Bool
+        let inputQuantization: Quantization
+        let outputQuantization: Quantization
+
+        init(_ context: OperatorContext) throws(EngineError) {
+            input = try context.input(0)
+            output = try context.output(0)
+            signed = try context.requireSameQuantizedType([output]) == .int8
+            count = context.graph.elementCount(input)
+            guard context.graph.elementCount(output) == count else { throw context.fail("output size differs from the input's") }
+            inputQuantization = try context.quantization(input)
+            outputQuantization = try context.quantization(output)
+        }
+
+        /// The value a table index stands for: the byte as stored (uint8, or int8's bit pattern).
+        func stored(_ byte: Int) -> Int32 {
+            signed ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+        }
+    }
+
+    private init(_ operands: Operands, table: [UInt8]) {
+        input = operands.input
+        output = operands.output
+        count = operands.count
+        self.table = table
+    }
+
     init(_ context: OperatorContext, function: Function) throws(EngineError) {
-        input = try context.input(0)
-        output = try context.output(0)
-        let type = try context.requireSameQuantizedType([output])
-        count = context.graph.elementCount(input)
-        guard context.graph.elementCount(output) == count else { throw context.fail("output size differs from the input's") }
-        let q = try context.quantization(input), out = try context.quantization(output)
-        table = (0...255).map { (byte: Int) -> UInt8 in
-            let stored = type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+        let operands = try Operands(context)
+        let q = operands.inputQuantization, out = operands.outputQuantization
+        let table = (0...255).map { (byte: Int) -> UInt8 in
+            let stored = operands.stored(byte)
             let real = Float(stored - q.zeroPoint) * q.scale
             let y: Float
             switch function {
@@ -37,6 +65,7 @@ struct QuantizedLookupKernel: Kernel {
             let quantized = min(max(Int32(saturating: scaled), out.range.lowerBound), out.range.upperBound)
             return UInt8(truncatingIfNeeded: min(max(quantized, out.range.lowerBound), out.range.upperBound))
         }
+        self.init(operands, table: table)
     }
 
     /// RELU, RELU6 and RELU_N1_TO_1 (`activation`) as LiteRT's builtin `QuantizedReluX` computes them, which is what
@@ -46,21 +75,18 @@ struct QuantizedLookupKernel: Kernel {
     /// scale (divided in float, as TFLite does, then its Q31 multiplier and shift), plus the output zero point,
     /// clamped to the activation's bounds (`CalculateActivationRangeQuantized`).
     init(_ context: OperatorContext, clamp activation: FusedActivation) throws(EngineError) {
-        input = try context.input(0)
-        output = try context.output(0)
-        let type = try context.requireSameQuantizedType([output])
-        count = context.graph.elementCount(input)
-        guard context.graph.elementCount(output) == count else { throw context.fail("output size differs from the input's") }
-        let q = try context.quantization(input), out = try context.quantization(output)
+        let operands = try Operands(context)
+        let q = operands.inputQuantization, out = operands.outputQuantization
         guard let bounds = out.builtinBounds(activation) else { throw context.fail("no clamp for \(activation)") }
         let multiplier = FixedPointMultiplier(Double(q.scale / out.scale))
-        table = (0...255).map { (byte: Int) -> UInt8 in
-            let stored = type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+        let table = (0...255).map { (byte: Int) -> UInt8 in
+            let stored = operands.stored(byte)
             // Wrapping: with absurd scales the Q31 product saturates and the sum wraps as TFLite's int32 does; the
             // clamp below keeps the byte in range.
             let value = out.zeroPoint &+ multiplier(stored &- q.zeroPoint)
             return UInt8(truncatingIfNeeded: min(max(value, bounds.lowerBound), bounds.upperBound))
         }
+        self.init(operands, table: table)
     }
 
     /// HARD_SWISH on uint8/int8 as LiteRT computes it: XNNPACK's delegate does not take a quantized HARD_SWISH (a
@@ -72,12 +98,8 @@ struct QuantizedLookupKernel: Kernel {
     /// [−1, 1], then moved to [0, 1]); their product with a truncating doubling high multiply, shifted right onto
     /// the output scale, plus the output zero point, saturated. LiteRT refuses an output multiplier above 1, so do we.
     init(hardSwish context: OperatorContext) throws(EngineError) {
-        input = try context.input(0)
-        output = try context.output(0)
-        let type = try context.requireSameQuantizedType([output])
-        count = context.graph.elementCount(input)
-        guard context.graph.elementCount(output) == count else { throw context.fail("output size differs from the input's") }
-        let q = try context.quantization(input), out = try context.quantization(output)
+        let operands = try Operands(context)
+        let q = operands.inputQuantization, out = operands.outputQuantization
         // In Float, as TFLite computes them, before QuantizeMultiplier takes them as double.
         let hiresInputScale: Float = (1 / 128) * q.scale
         let outputMultiplier = FixedPointMultiplier(Double(hiresInputScale / out.scale))
@@ -88,9 +110,9 @@ struct QuantizedLookupKernel: Kernel {
         let outputFixed = Int16Arithmetic.downscale(outputMultiplier.multiplier)
         let reluishFixed = Int16Arithmetic.downscale(reluishMultiplier.multiplier)
         let reluishExponent = reluishMultiplier.shift
-        table = (0...255).map { (byte: Int) -> UInt8 in
+        let table = (0...255).map { (byte: Int) -> UInt8 in
             typealias A = Int16Arithmetic
-            let stored = type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+            let stored = operands.stored(byte)
             let value = Int16(truncatingIfNeeded: stored &- q.zeroPoint)
             let hires = Int16(truncatingIfNeeded: Int32(value) &* (1 << 7))
             let preshiftOutput = A.roundingDoublingHighMultiply(hires, outputFixed)
@@ -105,6 +127,7 @@ struct QuantizedLookupKernel: Kernel {
             let result = Int32(Int16(truncatingIfNeeded: Int32(shifted) &+ out.zeroPoint))
             return UInt8(truncatingIfNeeded: min(max(result, out.range.lowerBound), out.range.upperBound))
         }
+        self.init(operands, table: table)
     }
 
     func run(_ memory: TensorMemory) {
