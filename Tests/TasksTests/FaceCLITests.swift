@@ -28,7 +28,7 @@ final class FaceCLITests: XCTestCase {
         let outcome = try ChildProcess.run(binary, ["face", model] + images + ["--json", json])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let ours = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
-        let reference = try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.mediapipeReference("face.json")))
+        let reference = try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.referenceSchema("face.json")))
         XCTAssertEqual(keyPaths(ours), keyPaths(reference))
         let header = try XCTUnwrap(ours as? [String: Any])
         XCTAssertEqual(header["task"] as? String, "face")

@@ -26,7 +26,7 @@ final class HandCLITests: XCTestCase {
             let outcome = try ChildProcess.run(binary, [command, Repository.modelPath(model), image, "--json", json])
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let ours = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
-            let theirs = try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.mediapipeReference(reference)))
+            let theirs = try JSONSerialization.jsonObject(with: Data(contentsOf: Repository.referenceSchema(reference)))
             XCTAssertEqual(keyPaths(ours), keyPaths(theirs), command)
             XCTAssertEqual((ours as? [String: Any])?["task"] as? String, command)
         }

@@ -54,6 +54,11 @@ public enum Repository {
         "gesture_video_single.json",
     ]
 
+    /// ../shared/reference's own file on every platform, for its JSON schema (shared/README's, MediaPipe 0.10.14's
+    /// output, which the CLI's `--json` follows): MediaPipe 1.2.3's answers on arm64 (``mediapipeReference(_:)``)
+    /// leave out the face and hand landmarks' `visibility` and `presence`.
+    public static func referenceSchema(_ name: String) -> URL { shared.appendingPathComponent("reference/\(name)") }
+
     /// The same file as MediaPipe 0.10.14 answers on x86-64, where `mediapipeReference(name)` is another version's
     /// (1.2.3's, on arm64); nil where it is that file already. Where the versions differ on what is not arithmetic
     /// (which of many classes tied at score 0 fill a top-5 list), either is MediaPipe's answer.
