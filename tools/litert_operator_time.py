@@ -9,7 +9,10 @@ quantization, constants and options kept), which LiteRT invokes on a fixed pseud
 passed; the median invoke is its time. Ours come from `vision-tasks model run --profile` (median of 11 profiled
 runs per operator) on the whole model. Operators we fuse into their consumer (a PAD) or fold at load have no time
 of ours. A one-operator LiteRT model pays an invoke's fixed cost (some microseconds) that the whole model shares
-among its operators, so the ratio means little for operators under ~20 µs.
+among its operators, so the ratio means little for operators under ~20 µs; and it runs with its input and output hot in
+cache, where ours run in the model's flow: an operator over activations larger than the L2 cache (128 × 128 × 16
+floats is 1 MiB) can take ours twice its time alone (`vision-tasks model run` on the one-operator model says how
+much: write it with one_operator_model).
 
 Prints one row per operator, slowest of ours first: index, operator, ours ms, LiteRT ms, ours / LiteRT, and the
 totals. The shapes are ours' profile's."""
