@@ -1,3 +1,4 @@
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// MUL on uint8 or int8, with NumPy broadcasting: the product of the inputs less their zero points, requantized
@@ -18,6 +19,9 @@ struct QuantizedMultiplyKernel: Kernel {
     /// Set when LiteRT would run its builtin kernel (ratio out of XNNPACK's range).
     let builtin: FixedPointMultiplier?
     let builtinRange: ClosedRange<Int32>
+    /// A build without optimization (``KernelConfig/ononeLoops``), where SIMD code runs lane by lane through generic
+    /// calls: the plain loop there.
+    let ononeLoops: Bool
 
     init(_ context: OperatorContext) throws(EngineError) {
         a = try context.input(0)
@@ -39,6 +43,7 @@ struct QuantizedMultiplyKernel: Kernel {
         requantization = Requantization(output: out, bounds: bounds, roundsHalfUp: Requantization.multiplyRoundsHalfUp)
         builtin = (Float(1) / 65536 ..< 256).contains(scale) ? nil : FixedPointMultiplier(Double(scale))
         builtinRange = builtinBounds
+        ononeLoops = context.kernels.ononeLoops
     }
 
     func run(_ memory: TensorMemory) {
@@ -49,7 +54,25 @@ struct QuantizedMultiplyKernel: Kernel {
         let x = memory.raw(a).assumingMemoryBound(to: Element.self), y = memory.raw(b).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
-            for i in 0..<count {
+            var start = 0
+            if builtin == nil, !ononeLoops, strideA == 1, strideB <= 1 {
+                // Sixteen lanes at a time where a runs contiguously and b too or is one value (SiLU's x · sigmoid(x),
+                // a tensor times a scalar): the same product and requantizing store as the GEMMs'. Element by element,
+                // the 73 MULs of an int8 YOLOv8-n-like network were 40 % of its time at one thread.
+                let store = RequantizedStore<Element>(requantization), scales = SIMD8<Float>(repeating: scale)
+                let za = SIMD8<Int32>(repeating: aZeroPoint), zb = SIMD8<Int32>(repeating: bZeroPoint)
+                let single = SIMD8<Int32>(repeating: Int32(y[offsetB])) &- zb
+                @inline(__always) func products(_ i: Int) -> SIMD8<Int32> {
+                    let va = SIMD8<Int32>(widening: x + offsetA + i, signed: Element.isSigned) &- za
+                    let vb = strideB == 0 ? single : SIMD8<Int32>(widening: y + offsetB + i, signed: Element.isSigned) &- zb
+                    return va &* vb
+                }
+                while start + 16 <= count {
+                    store.store(products(start), products(start + 8), scales, scales, z + offsetOut + start, 16)
+                    start += 16
+                }
+            }
+            for i in start..<count {
                 let product = (Int32(x[offsetA + i * strideA]) - aZeroPoint) * (Int32(y[offsetB + i * strideB]) - bZeroPoint)
                 if let builtin {
                     let value = builtin(product) &+ requantization.zeroPoint
