@@ -85,14 +85,19 @@ struct StridedSliceKernel: Kernel {
         let total = counts.reduce(1, *)
         guard total > 0 else { return }
         let source = memory.raw(input), destination = memory.raw(output)
+        // A last axis taken with stride 1 is one contiguous run per outer index, copied whole: element by element,
+        // slicing YOLOv8's [1, 2100, 144] head into its box and class parts took 0.75 ms, a hundred times LiteRT's.
+        let runLength = rank > 0 && strides[rank - 1] == 1 ? counts[rank - 1] : 1
+        let counted = runLength > 1 ? rank - 1 : rank
+        let runBytes = runLength * elementBytes
         // The index counter lives on the stack: invokes allocate nothing.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
         index.initialize(repeating: 0)
-        for o in 0..<total {
+        for o in 0..<(total / runLength) {
             var offset = 0
             for d in 0..<rank { offset += (starts[d] + index[d] * strides[d]) * inputStrides[d] }
-            (destination + o * elementBytes).copyMemory(from: source + offset * elementBytes, byteCount: elementBytes)
-            var d = rank - 1
+            (destination + o * runBytes).copyMemory(from: source + offset * elementBytes, byteCount: runBytes)
+            var d = counted - 1
             while d >= 0 {
                 index[d] += 1
                 if index[d] < counts[d] { break }
