@@ -55,27 +55,37 @@ struct TransposeKernel: Kernel {
         }
     }
 
+    private static func transpose<Element>(_ matrix: (batches: Int, rows: Int, columns: Int), _ source: UnsafeMutableRawPointer,
+                                           _ destination: UnsafeMutableRawPointer, as _: Element.Type) {
+        let x = source.assumingMemoryBound(to: Element.self), y = destination.assumingMemoryBound(to: Element.self)
+        let (rows, columns) = (matrix.rows, matrix.columns)
+        for b in 0..<matrix.batches {
+            let from = x + b &* rows &* columns, to = y + b &* rows &* columns
+            var r0 = 0
+            while r0 < rows {
+                let r1 = min(rows, r0 &+ 8)
+                for c in 0..<columns {
+                    for r in r0..<r1 { to[c &* rows &+ r] = from[r &* columns &+ c] }
+                }
+                r0 = r1
+            }
+        }
+    }
+
     func run(_ memory: TensorMemory) {
         let rank = outputShape.count
         let total = outputShape.reduce(1, *)
         guard total > 0 else { return }
         let source = memory.raw(input), destination = memory.raw(output)
-        if let matrix, elementBytes == 4 {
-            // A float matrix transpose: the generic walk below copies one element per carried index update and
-            // memcpy call (22 µs for 97 × 64); here a plain strided loop per band of 8 source rows, which keeps the
-            // 8 source rows' cache lines in use while the destination is written row by row.
-            let x = source.assumingMemoryBound(to: Float.self), y = destination.assumingMemoryBound(to: Float.self)
-            let (rows, columns) = (matrix.rows, matrix.columns)
-            for b in 0..<matrix.batches {
-                let from = x + b &* rows &* columns, to = y + b &* rows &* columns
-                var r0 = 0
-                while r0 < rows {
-                    let r1 = min(rows, r0 &+ 8)
-                    for c in 0..<columns {
-                        for r in r0..<r1 { to[c &* rows &+ r] = from[r &* columns &+ c] }
-                    }
-                    r0 = r1
-                }
+        if let matrix, [1, 2, 4].contains(elementBytes) {
+            // A matrix transpose: the generic walk below copies one element per carried index update and memcpy
+            // call (22 µs for 97 × 64 floats; 0.63 ms for YOLOv8's int8 [1, 2100, 84] head); here a plain strided
+            // loop per band of 8 source rows, which keeps the 8 source rows' cache lines in use while the
+            // destination is written row by row.
+            switch elementBytes {
+            case 4: Self.transpose(matrix, source, destination, as: UInt32.self)
+            case 2: Self.transpose(matrix, source, destination, as: UInt16.self)
+            default: Self.transpose(matrix, source, destination, as: UInt8.self)
             }
             return
         }
