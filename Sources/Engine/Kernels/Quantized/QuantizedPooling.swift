@@ -34,15 +34,16 @@ struct QuantizedMaxPoolKernel: Kernel {
                 for ox in 0..<x.output {
                     let columns = x.validTaps(ox)
                     let out = destination + ((b * y.output + oy) * x.output + ox) * channels
-                    for c in 0..<channels {
-                        var largest = Element.min
-                        for ky in rows {
-                            for kx in columns {
-                                largest = max(largest, image[(y.source(oy, ky) * x.input + x.source(ox, kx)) * channels + c])
-                            }
+                    // Tap by tap over every channel at once (loops the optimizer vectorizes): channel by channel over
+                    // the taps, YOLOv8's three 5 × 5 pools took 0.97 ms, sixty times LiteRT's.
+                    out.initialize(repeating: Element.min, count: channels)
+                    for ky in rows {
+                        for kx in columns {
+                            let tap = image + (y.source(oy, ky) * x.input + x.source(ox, kx)) * channels
+                            for c in 0..<channels { out[c] = max(out[c], tap[c]) }
                         }
-                        out[c] = min(max(largest, lower), upper)
                     }
+                    for c in 0..<channels { out[c] = min(max(out[c], lower), upper) }
                 }
             }
         }
