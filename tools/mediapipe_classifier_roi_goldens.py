@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MediaPipe 0.10.14's Image Classifier with a region of interest (ImageProcessingOptions.region_of_interest), alone
+"""MediaPipe 0.10.14's (or, on arm64, 1.2.3's) Image Classifier with a region of interest (ImageProcessingOptions.region_of_interest), alone
 and with a rotation on a turned buffer: the truth for ImageClassifier.classify(image:regionOfInterest:).
 
     .cache/mediapipe/bin/python tools/mediapipe_classifier_roi_goldens.py [--shared ../shared] [--models Models] \
@@ -44,7 +44,9 @@ def main():
         upright = mp.Image.create_from_file(os.path.join(a.shared, "images", image_name))
         pixels = np.ascontiguousarray(np.rot90(upright.numpy_view().copy(), k))
         image = mp.Image(image_format=upright.image_format, data=pixels)
-        roi = rect_module.Rect(left=left, top=top, right=right, bottom=bottom)
+        # 0.10.14 takes the normalized region as Rect; 1.x as RectF (its Rect holds integers). 1.2.3 makes the
+        # arm64 file (tools/arm64 goldens --all): 0.10.14 has no wheel for the arm64 root's Python.
+        roi = getattr(rect_module, "RectF", rect_module.Rect)(left=left, top=top, right=right, bottom=bottom)
         processing = vision.ImageProcessingOptions(region_of_interest=roi, rotation_degrees=90 * k)
         with vision.ImageClassifier.create_from_options(options) as classifier:
             result = classifier.classify(image, processing)

@@ -16,9 +16,14 @@ final class ImageClassifierRegionTests: XCTestCase {
     struct File: Decodable { let mediapipeVersion: String; let entries: [Entry] }
 
     func testRegionsOfInterestMatchMediaPipe() throws {
-        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Repository.fixtures.appendingPathComponent("classifier_roi_reference.json")))
+        let name = "classifier_roi_reference.json"
+        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Repository.mediapipeFixture(name)))
         XCTAssertEqual(file.entries.count, 6)
-        for entry in file.entries {
+        // Where the file is MediaPipe 1.2.3's (arm64), 0.10.14's is the other version's answer: the two list different
+        // classes among those tied at score 0 (on x86 too). At a rank where both have score 0, either's class is
+        // MediaPipe's; the scores are always this platform's.
+        let other = try Repository.otherMediapipeFixture(name).map { try JSONDecoder().decode(File.self, from: Data(contentsOf: $0)).entries }
+        for (e, entry) in file.entries.enumerated() {
             let options = ImageClassifierOptions()
             options.baseOptions.modelAssetPath = Repository.modelPath(entry.model)
             options.maxResults = 5
@@ -32,9 +37,14 @@ final class ImageClassifierRegionTests: XCTestCase {
             let roi = CGRect(x: r.left, y: r.top, width: r.right - r.left, height: r.bottom - r.top)
             let label = "\(entry.image) k=\(entry.rot90k) \(roi)"
             let categories = try XCTUnwrap(try classifier.classify(image: image, regionOfInterest: roi).classificationResult.classifications.first).categories
-            XCTAssertEqual(categories.map(\.categoryName), entry.categories.map(\.categoryName), label)
-            XCTAssertEqual(categories.map(\.index), entry.categories.map(\.index), label)
-            XCTAssertEqual(categories.map(\.score), entry.categories.map(\.score), label)
+            let expected = entry.categories.enumerated().map { k, category -> Category in
+                guard let tied = other?[e].categories.dropFirst(k).first, tied.score == 0, category.score == 0,
+                      k < categories.count, categories[k].index == tied.index else { return category }
+                return tied
+            }
+            XCTAssertEqual(categories.map(\.categoryName), expected.map(\.categoryName), label)
+            XCTAssertEqual(categories.map(\.index), expected.map(\.index), label)
+            XCTAssertEqual(categories.map(\.score), expected.map(\.score), label)
         }
     }
 

@@ -12,7 +12,7 @@ final class OrientationExifTests: XCTestCase {
     struct File: Decodable { let model: String; let mediapipeVersion: String; let results: [Entry] }
 
     static func fixture(_ task: String) throws -> (file: File, data: Data) {
-        let data = try Data(contentsOf: Repository.fixtures.appendingPathComponent("orientation/exif_\(task).json"))
+        let data = try Data(contentsOf: Repository.mediapipeFixture("orientation/exif_\(task).json"))
         return (try JSONDecoder().decode(File.self, from: data), data)
     }
 

@@ -54,6 +54,30 @@ public enum Repository {
         "gesture_video_single.json",
     ]
 
+    /// A MediaPipe fixture of Tests/Fixtures (`relativePath` inside it) as this platform's MediaPipe answers it: on
+    /// arm64 the file `tools/arm64 goldens --all` remakes with MediaPipe 1.2.3's aarch64 wheel (the quantized models'
+    /// scores differ there by a step from x86's), in `goldens("fixtures")`; elsewhere, and for a file not remade,
+    /// Tests/Fixtures' own.
+    public static func mediapipeFixture(_ relativePath: String) -> URL {
+        #if arch(arm64)
+        if arm64Fixtures.contains(relativePath) { return goldens("fixtures").appendingPathComponent(relativePath) }
+        #endif
+        return fixtures.appendingPathComponent(relativePath)
+    }
+
+    /// Tests/Fixtures' files that `tools/arm64 goldens --all` remakes on arm64.
+    public static let arm64Fixtures: Set<String> = [
+        "classifier_roi_reference.json", "orientation/exif_object.json", "orientation/exif_pose.json",
+        "orientation/exif_face.json", "orientation/exif_gesture.json",
+    ]
+
+    /// Tests/Fixtures' own file (MediaPipe 0.10.14's, x86-64) where ``mediapipeFixture(_:)`` is another version's;
+    /// nil where it is that file already (as ``otherMediapipeVersion(_:)``).
+    public static func otherMediapipeFixture(_ relativePath: String) -> URL? {
+        let other = fixtures.appendingPathComponent(relativePath)
+        return other == mediapipeFixture(relativePath) ? nil : other
+    }
+
     /// ../shared/reference's own file on every platform, for its JSON schema (shared/README's, MediaPipe 0.10.14's
     /// output, which the CLI's `--json` follows): MediaPipe 1.2.3's answers on arm64 (``mediapipeReference(_:)``)
     /// leave out the face and hand landmarks' `visibility` and `presence`.
