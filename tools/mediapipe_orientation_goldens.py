@@ -337,8 +337,10 @@ def field_diffs(pairs):
     return {k: "structure differs" if v == float("inf") else float(f"{v:.3g}") for k, v in out.items()}
 
 
-def turned(runner, images, out, mp123, models):
+def turned(runner, images, out, mp123, models, tasks=None):
     for task, names in TURNED.items():
+        if tasks and task not in tasks:
+            continue
         results, jobs = [], []
         for name in names:
             path = os.path.join(images, name)
@@ -506,12 +508,14 @@ def main():
     ap.add_argument("--models", default=os.path.join(ROOT, "Models"))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", default=["convention", "turned", "exif", "video"])
+    ap.add_argument("--tasks", nargs="*", default=None, help="turned: only these tasks' files (default: all)")
     a = ap.parse_args()
     if a.worker:
         return worker(a.models)
-    # The EXIF files alone may be made under 1.2.3 too (its cross-check then against itself): tools/arm64 goldens
-    # --all makes them so in the arm64 root, where 0.10.14 has no wheel for the Python there.
-    assert mp.__version__ == "0.10.14" or a.only == ["exif"], "run under MediaPipe 0.10.14 (.cache/mediapipe/bin/python)"
+    # The EXIF and turned files alone may be made under 1.2.3 too (its cross-check then against itself): tools/arm64
+    # goldens --all makes those of the quantized models so in the arm64 root, where 0.10.14 has no wheel for the
+    # Python there.
+    assert mp.__version__ == "0.10.14" or set(a.only) <= {"exif", "turned"}, "run under MediaPipe 0.10.14 (.cache/mediapipe/bin/python)"
     if not os.path.isdir(a.shared):
         a.shared = "/work/shared"
     images, videos = os.path.join(a.shared, "images"), os.path.join(a.shared, "videos")
@@ -525,7 +529,7 @@ def main():
             if step == "convention":
                 convention(runner, images, a.out)
             elif step == "turned":
-                turned(runner, images, a.out, a.mp123, a.models)
+                turned(runner, images, a.out, a.mp123, a.models, a.tasks)
             elif step == "exif":
                 exif(runner, images, a.out, a.mp123, a.models, tmp)
             elif step == "video":

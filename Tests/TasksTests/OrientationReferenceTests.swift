@@ -14,7 +14,7 @@ final class OrientationReferenceTests: XCTestCase {
     struct TurnedFile: Decodable { let model: String; let results: [Turned] }
 
     static func fixture(_ name: String) throws -> Data {
-        try Data(contentsOf: Repository.fixtures.appendingPathComponent("orientation/\(name)"))
+        try Data(contentsOf: Repository.mediapipeFixture("orientation/\(name)"))
     }
 
     /// The entries of a turned-buffer fixture, each with its input rebuilt and checked against the recorded size.

@@ -68,7 +68,8 @@ public enum Repository {
     /// Tests/Fixtures' files that `tools/arm64 goldens --all` remakes on arm64.
     public static let arm64Fixtures: Set<String> = [
         "classifier_roi_reference.json", "orientation/exif_object.json", "orientation/exif_pose.json",
-        "orientation/exif_face.json", "orientation/exif_gesture.json",
+        "orientation/exif_face.json", "orientation/exif_gesture.json", "orientation/turned_object.json",
+        "orientation/turned_classify.json",
     ]
 
     /// Tests/Fixtures' own file (MediaPipe 0.10.14's, x86-64) where ``mediapipeFixture(_:)`` is another version's;
