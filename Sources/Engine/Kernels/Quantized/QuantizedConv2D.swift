@@ -218,10 +218,26 @@ extension QuantizedConv2DKernel {
             copyBytes(bytes + start, to: rows + start, count: pixels.count * depth, flip: dot.inputOffset)
             (a, lda) = (UnsafePointer(rows), depth)
         } else {
-            // Row and column counted along (a division per pixel was a tenth of a 3 × 3 stem's gathering).
+            // Row and column counted along (a division per pixel was a tenth of a 3 × 3 stem's gathering), and a
+            // window inside the input copied here with the steps computed once: through gatherBytes' general
+            // index arithmetic, the stem of an int8 YOLOv8 (3 × 3 over RGB, 25,600 pixels) spent 70 % of its time
+            // gathering, 3.4 times LiteRT's whole operator. Every offset is inside the input (interior windows).
             var oy = pixels.lowerBound / x.output, ox = pixels.lowerBound % x.output
+            let run = x.filter * inputChannels, rowStep = y.dilation * x.input * inputChannels
+            let tail = depth - y.filter * run, flip = dot.inputOffset
             for p in pixels {
-                gatherBytes(oy, ox, bytes, rows + p * depth, dot)
+                if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
+                    var from = bytes + (y.source(oy, 0) &* x.input &+ x.source(ox, 0)) &* inputChannels
+                    var to = rows + p &* depth
+                    for _ in 0..<y.filter {
+                        copyBytes(from, to: to, count: run, flip: flip)
+                        from += rowStep
+                        to += run
+                    }
+                    if tail > 0 { to.initialize(repeating: 0, count: tail) }
+                } else {
+                    gatherBytes(oy, ox, bytes, rows + p * depth, dot)
+                }
                 ox += 1
                 if ox == x.output { (oy, ox) = (oy + 1, 0) }
             }
