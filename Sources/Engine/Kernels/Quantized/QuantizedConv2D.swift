@@ -250,31 +250,24 @@ extension QuantizedConv2DKernel {
                 requantization: requantization)
     }
 
-    /// One im2col row of A′: the window of output pixel (`oy`, `ox`) as unsigned bytes, the input's zero point outside
-    /// it (the value that contributes nothing once the bias's correction is applied), zeros in the pad of the last quad.
+    /// One im2col row of A′ for a window that reaches outside the input or is dilated (the band copies the others
+    /// itself): the window of output pixel (`oy`, `ox`) as unsigned bytes, the input's zero point outside it (the
+    /// value that contributes nothing once the bias's correction is applied), zeros in the pad of the last quad.
     @inline(__always)
     private func gatherBytes(_ oy: Int, _ ox: Int, _ source: UnsafePointer<UInt8>, _ row: UnsafeMutablePointer<UInt8>,
                              _ dot: QuantizedDotGEMM) {
         let flip = dot.inputOffset
         var column = 0
-        if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
-            let run = x.filter * inputChannels
-            for ky in 0..<y.filter {
-                copyBytes(source + (y.source(oy, ky) * x.input + x.source(ox, 0)) * inputChannels, to: row + column, count: run, flip: flip)
-                column += run
-            }
-        } else {
-            for ky in 0..<y.filter {
-                let iy = y.source(oy, ky)
-                for kx in 0..<x.filter {
-                    let ix = x.source(ox, kx)
-                    if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
-                        copyBytes(source + (iy * x.input + ix) * inputChannels, to: row + column, count: inputChannels, flip: flip)
-                    } else {
-                        (row + column).initialize(repeating: dot.inputZero, count: inputChannels)
-                    }
-                    column += inputChannels
+        for ky in 0..<y.filter {
+            let iy = y.source(oy, ky)
+            for kx in 0..<x.filter {
+                let ix = x.source(ox, kx)
+                if iy >= 0, iy < y.input, ix >= 0, ix < x.input {
+                    copyBytes(source + (iy * x.input + ix) * inputChannels, to: row + column, count: inputChannels, flip: flip)
+                } else {
+                    (row + column).initialize(repeating: dot.inputZero, count: inputChannels)
                 }
+                column += inputChannels
             }
         }
         if column < dot.depth { (row + column).initialize(repeating: 0, count: dot.depth - column) }
