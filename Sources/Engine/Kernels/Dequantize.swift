@@ -45,19 +45,33 @@ struct DequantizeKernel: Kernel {
         }
     }
 
+    /// One run of elements per scale, each a plain typed loop LLVM vectorizes: per element, the channel's index by
+    /// division and a switch on the type cost EfficientDet-Lite0's class-score output ([1, 19206, 90] int8) 15 ms, a
+    /// sixth of the whole model's time. The arithmetic is unchanged, (value − zero point) × scale in Float (TFLite's
+    /// and XNNPACK's), so the bits are too.
     func run(_ memory: TensorMemory) {
         let source = memory.raw(input), y = memory.floats(output)
         let channels = scales.count
-        for i in 0..<count {
-            let c = (i / channelStride) % channels
-            let value: Float
+        var start = 0, channel = 0
+        while start < count {
+            let end = min(start + channelStride, count)
+            let scale = scales[channel], zeroPoint = zeroPoints[channel]
             switch sourceType {
-            case .float16: value = Float(Float16(bitPattern: source.load(fromByteOffset: 2 * i, as: UInt16.self)))
-            case .int8: value = Float(source.load(fromByteOffset: i, as: Int8.self))
-            case .uint8: value = Float(source.load(fromByteOffset: i, as: UInt8.self))
-            default: value = Float(source.load(fromByteOffset: 2 * i, as: Int16.self))
+            case .float16:
+                let x = source.assumingMemoryBound(to: UInt16.self)
+                for i in start..<end { y[i] = Float(Float16(bitPattern: x[i])) }
+            case .int8:
+                let x = source.assumingMemoryBound(to: Int8.self)
+                for i in start..<end { y[i] = (Float(x[i]) - zeroPoint) * scale }
+            case .uint8:
+                let x = source.assumingMemoryBound(to: UInt8.self)
+                for i in start..<end { y[i] = (Float(x[i]) - zeroPoint) * scale }
+            default:
+                let x = source.assumingMemoryBound(to: Int16.self)
+                for i in start..<end { y[i] = (Float(x[i]) - zeroPoint) * scale }
             }
-            y[i] = (value - zeroPoints[c]) * scales[c]
+            start = end
+            channel = channel + 1 == channels ? 0 : channel + 1
         }
     }
 }
