@@ -34,4 +34,25 @@ final class ThreadCountTests: XCTestCase {
             XCTAssertEqual(outputs[0], outputs[1], name)
         }
     }
+
+    /// The same for the kernels of a build without optimization (a dependent's debug build: every float
+    /// convolution's product through OpenBLAS, whose sums depend on how many rows a call gets) and of the portable
+    /// tier (a plain build on a CPU without AVX2, or `VISION_TASKS_KERNEL_TIER=portable`; OpenBLAS too where that
+    /// build's own tiles are slow): at one and two threads they differed on every float model with a 3 × 3
+    /// convolution until each sgemm call got the same rows at any thread count.
+    func testTwoThreadsGiveTheOutputsOfOneWithoutOptimizationAndInThePortableTier() throws {
+        let configs = [KernelConfig.withoutOptimization(tier: KernelConfig.compiledTier), KernelConfig(tier: .portable)]
+        for (name, model) in try AllocationTests.runnableModels() {
+            for kernels in configs {
+                var outputs: [[[UInt8]]] = []
+                for threads in [1, 2] {
+                    let interpreter = try Interpreter(plan: try ExecutionPlan(model: model, kernels: kernels), threads: threads)
+                    try AllocationTests.fillInputs(interpreter, seed: 5)
+                    interpreter.invoke()
+                    outputs.append(try (0..<interpreter.outputs.count).map { try interpreter.outputBytes($0) })
+                }
+                XCTAssertEqual(outputs[0], outputs[1], "\(name) (\(kernels.floatGEMM), \(kernels.tier))")
+            }
+        }
+    }
 }

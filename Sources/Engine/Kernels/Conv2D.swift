@@ -126,9 +126,18 @@ struct Conv2DKernel: EpilogueFusable {
                     kernel: self, packed: packed, source: source, destination: destination, addend: addend, pixels: pixels))
                 continue
             }
-            // Each thread takes a band of output pixels: its own im2col rows, its own sgemm, its own bias pass.
-            memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, Pixels(
-                kernel: self, source: source, destination: destination, addend: addend, scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
+            // Each thread takes a band of output pixels: its own im2col rows, its own products, its own bias pass.
+            let loop = Pixels(kernel: self, source: source, destination: destination, addend: addend,
+                              scratch: memory.scratch.assumingMemoryBound(to: Float.self), pixels: pixels)
+            if packed == nil {
+                // OpenBLAS's sgemm sums a row otherwise depending on how many rows it is given (its small-matrix
+                // kernels and the tails of its unrolled ones): its calls take fixed blocks of pixels at fixed places
+                // (``blasRowsPerCall``), and threads whole blocks, so that a pixel's sums do not depend on the
+                // thread count (a debug build and the portable tier differed at one and two threads).
+                memory.parallel.forEach((pixels + Self.blasRowsPerCall - 1) / Self.blasRowsPerCall, BLASBlocks(pixels: loop))
+            } else {
+                memory.parallel.forEach(pixels, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, loop)
+            }
         }
     }
 
@@ -199,7 +208,21 @@ struct Conv2DKernel: EpilogueFusable {
         let destination: UnsafeMutablePointer<Float>
         let addend: UnsafePointer<Float>?
         let scratch: UnsafeMutablePointer<Float>
+        let pixels: Int
         func run(_ rows: Range<Int>) { kernel.band(rows, source, destination, addend, scratch) }
+    }
+
+    /// Rows per `cblas_sgemm` call on the OpenBLAS path, each call's rows starting at a multiple of it: the same
+    /// calls at any thread count. The threads' granularity of the packed path (``KernelConfig/convolutionMinimumPixelsPerThread``).
+    static let blasRowsPerCall = KernelConfig.convolutionMinimumPixelsPerThread
+
+    /// ``Pixels`` by blocks of ``blasRowsPerCall`` pixels.
+    private struct BLASBlocks: ParallelLoop {
+        let pixels: Pixels
+        func run(_ blocks: Range<Int>) {
+            let rows = Conv2DKernel.blasRowsPerCall
+            pixels.run(blocks.lowerBound * rows..<min(pixels.pixels, blocks.upperBound * rows))
+        }
     }
 
     private func band(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
@@ -247,8 +270,15 @@ struct Conv2DKernel: EpilogueFusable {
         }
         let out = destination + rows.lowerBound * outputChannels
         weights.withUnsafeBufferPointer { w in
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(outputChannels), Int32(patchSize),
-                        1, patches, Int32(patchSize), w.baseAddress, Int32(patchSize), 0, out, Int32(outputChannels))
+            // Block by block from the band's start, a multiple of blasRowsPerCall (BLASBlocks).
+            var start = 0
+            while start < rows.count {
+                let count = min(Self.blasRowsPerCall, rows.count - start)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(count), Int32(outputChannels), Int32(patchSize),
+                            1, patches + start * patchSize, Int32(patchSize), w.baseAddress, Int32(patchSize), 0,
+                            out + start * outputChannels, Int32(outputChannels))
+                start += count
+            }
         }
         if ononeLoops, activation != .tanh {
             // A build without optimization: the bias, the activation and the epilogue in one pass of C, the same
