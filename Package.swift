@@ -74,8 +74,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // SHA-256 of downloaded models (VisionTasksMLKit's ModelManager): Apple's CryptoKit API, BoringSSL on Linux.
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         // `swift package generate-documentation`: the DocC catalogs of VisionTasks and VisionTasksMLKit
         // (Sources/*/*.docc) with the API reference, built and checked for warnings by tools/check-docs. A command
         // plugin: it adds nothing to any target, and a dependent never builds it.
@@ -108,7 +106,12 @@ let package = Package(
             name: "CVisionTasksZlib", path: "Sources/CVisionTasksZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib"], path: "Sources/ModelFormat"),
+        // libcrypto (OpenSSL) for SHA-256: ML Kit's model downloads and caches (ModelFormat's SHA256).
+        .systemLibrary(
+            name: "CVisionTasksCrypto", path: "Sources/CVisionTasksCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib", "CVisionTasksCrypto"], path: "Sources/ModelFormat"),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
         .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint", cSettings: cpuCheck),
         // The float GEMM's innermost tiles for every x86 tier in one build, chosen at run time from the CPU (see
@@ -158,7 +161,7 @@ let package = Package(
 
         .target(
             name: "VisionTasksMLKit",
-            dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat"],
             path: "Sources/MLKit"),
 
         // The results' reference JSON (the CLI's --json/--jsonl and the service's answers), beside Tooling: the
@@ -207,13 +210,13 @@ let package = Package(
         // this package's plain builds.
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
-        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ModelFormatTests"),
+        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/ImagingTests"),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation"], path: "Tests/ImagingTests"),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
         .testTarget(
             name: "MLKitTests",
-            dependencies: ["VisionTasksMLKit", "VisionTasksTooling", "VisionTasksTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["VisionTasksMLKit", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport"],
             path: "Tests/MLKitTests"),
         .testTarget(
             name: "SystemLibraryTests",

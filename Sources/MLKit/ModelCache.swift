@@ -1,5 +1,5 @@
 import Foundation
-import Crypto
+import VisionTasksModelFormat
 
 #if canImport(Glibc)
 import Glibc
@@ -236,14 +236,7 @@ package struct ModelCache: Sendable {
             }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
-        return hasher.finalize().hexadecimal
-    }
-}
-
-extension SHA256Digest {
-    /// The digest in lowercase hexadecimal, as sources give it.
-    var hexadecimal: String {
-        map { String($0, radix: 16).leftPadded(2) }.joined()
+        return SHA256.hexadecimal(hasher.finalize())
     }
 }
 

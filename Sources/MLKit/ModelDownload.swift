@@ -1,5 +1,4 @@
 internal import class VisionTasks.Locked
-import Crypto
 import VisionTasksModelFormat
 
 #if canImport(FoundationNetworking)
@@ -57,7 +56,7 @@ final class ModelDownload: NSObject, URLSessionDataDelegate, Sendable {
         let failure: ModelDownloadError?
 
         init(_ state: State) {
-            (partial, digest, received, expected) = (state.partial, state.hasher.finalize().hexadecimal, state.received, state.expected)
+            (partial, digest, received, expected) = (state.partial, SHA256.hexadecimal(state.hasher.finalize()), state.received, state.expected)
             (sawResponse, failure) = (state.sawResponse, state.failure)
         }
     }

@@ -1,4 +1,4 @@
-import Crypto
+import VisionTasksModelFormat
 import Foundation
 @testable import VisionTasksImaging
 import VisionTasksTestSupport

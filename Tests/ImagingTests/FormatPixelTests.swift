@@ -3,7 +3,6 @@ import Foundation
 import VisionTasksModelFormat
 import VisionTasksTestSupport
 import VisionTasksTooling
-import Crypto
 import XCTest
 
 /// Every photo format, decoded against the outside truth (`Tests/Fixtures/formats/pixels`, written by

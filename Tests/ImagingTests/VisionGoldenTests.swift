@@ -2,7 +2,6 @@ import VisionTasksModelFormat
 import Foundation
 import VisionTasksImaging
 import VisionTasksTestSupport
-import Crypto
 import VisionTasksTooling
 import XCTest
 

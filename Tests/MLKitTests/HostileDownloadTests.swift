@@ -1,4 +1,4 @@
-import Crypto
+import VisionTasksModelFormat
 import Foundation
 import Synchronization
 import VisionTasksMLKit

@@ -1,4 +1,4 @@
-import Crypto
+import VisionTasksModelFormat
 import Foundation
 
 /// The task bundles and models found in the models folder under their shipped names, with their SHA-256
