@@ -1,6 +1,5 @@
-import Foundation
-
 import CVisionTasksCrypto
+import Foundation
 
 /// SHA-256, through the system's libcrypto (OpenSSL's EVP interface, Debian's libssl-dev): what a downloaded or
 /// cached model is checked against (ML Kit's remote models), and the digests the service and the tests take of files
