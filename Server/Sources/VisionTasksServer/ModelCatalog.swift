@@ -61,6 +61,6 @@ struct ModelCatalog: Sendable {
             hasher.update(data: chunk)
             bytes += chunk.count
         }
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), bytes)
+        return (SHA256.hexadecimal(hasher.finalize()), bytes)
     }
 }
