@@ -41,9 +41,17 @@ let optimizedInDebug: [SwiftSetting] = targetCPU.map { cpu in
 } ?? []
 // The tasks' own pre- and post-processing loops (the four-channel models' RGBA stretch, softmax planes, mask resizes)
 // in the tier too: at x86-64's baseline their vectorized loops were SSE2, and they took more than half the interactive
-// segmenter's frame. Only the target CPU, not -O in debug (the tasks are no kernels); the float arithmetic is the
-// same (Swift never fuses a multiply and an add it did not ask for), so are the results.
+// segmenter's frame. The float arithmetic is the same (Swift never fuses a multiply and an add it did not ask for), so
+// are the results.
 let tunedTasks: [SwiftSetting] = targetCPU.map { [.unsafeFlags(["-target-cpu", $0])] } ?? []
+// Our own debug builds (VISION_TASKS_CPU set: the test suite's build) optimize the rest of the modules the suite runs
+// too — the tasks, ML Kit, the model reader, the tooling and the tests themselves: unoptimized, their per-pixel loops
+// (mask projection, a mask's fill, the tests' own sums over masks) took most of a reference test's time, and the
+// suite was 29 of CI's 90 minutes on a slow host. Measured on five of its longest classes (AVX2 host, same run): pose
+// reference 77 → 19 s, model mutations 112 → 44 s, holistic reference 114 → 38 s, identity clips 97 → 60 s, the
+// quantized goldens 155 → 143 s. No `assert` in Sources or Tests (what -O would drop); a dependent's debug build
+// (no VISION_TASKS_CPU) is unoptimized as before. To step through the tasks in a debugger, build without it.
+let optimizedSuite: [SwiftSetting] = targetCPU.map { _ in [.unsafeFlags(["-O"], .when(configuration: .debug))] } ?? []
 let cpuCheck: [CSetting] = (tunedForFMA ? [.define("VISION_TASKS_REQUIRE_AVX2_FMA")] : [])
     + (tunedForAVX512 ? [.define("VISION_TASKS_REQUIRE_AVX512")] : [])
     + (tunedForAVX512VNNI ? [.define("VISION_TASKS_REQUIRE_AVX512VNNI")] : [])
@@ -111,7 +119,7 @@ let package = Package(
             name: "CVisionTasksCrypto", path: "Sources/CVisionTasksCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
 
-        .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib", "CVisionTasksCrypto"], path: "Sources/ModelFormat"),
+        .target(name: "VisionTasksModelFormat", dependencies: ["CVisionTasksZlib", "CVisionTasksCrypto"], path: "Sources/ModelFormat", swiftSettings: optimizedSuite),
         // Flush-to-zero for the duration of an invoke (see floating_point_mode.c).
         .target(name: "CVisionTasksFloatingPoint", path: "Sources/CVisionTasksFloatingPoint", cSettings: cpuCheck),
         // The float GEMM's innermost tiles for every x86 tier in one build, chosen at run time from the CPU (see
@@ -150,19 +158,19 @@ let package = Package(
             path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
         .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks",
-                swiftSettings: tunedTasks),
+                swiftSettings: tunedTasks + optimizedSuite),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
         // output, video frames through ffmpeg, NumPy's `.npy`. Above the library, never a dependency of it, so that
         // `import VisionTasks` shows MediaPipe's names and not our tooling's.
         .target(
             name: "VisionTasksTooling",
             dependencies: ["VisionTasksModelFormat", "VisionTasksImaging", "CVisionTasksPNG"],
-            path: "Sources/Tooling"),
+            path: "Sources/Tooling", swiftSettings: optimizedSuite),
 
         .target(
             name: "VisionTasksMLKit",
             dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat"],
-            path: "Sources/MLKit"),
+            path: "Sources/MLKit", swiftSettings: optimizedSuite),
 
         // The results' reference JSON (the CLI's --json/--jsonl and the service's answers), beside Tooling: the
         // surfaces' own, never the library's.
@@ -202,22 +210,22 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]),
 
         // Test support: the mutation engine shared by the tests and the long-running fuzzer.
-        .target(name: "VisionTasksModelMutation", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/ModelMutation"),
-        .target(name: "VisionTasksTestSupport", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/TestSupport"),
+        .target(name: "VisionTasksModelMutation", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/ModelMutation", swiftSettings: optimizedSuite),
+        .target(name: "VisionTasksTestSupport", dependencies: ["VisionTasksModelFormat"], path: "Tests/Support/TestSupport", swiftSettings: optimizedSuite),
         // Counts mallocs process-wide (it replaces the allocator's entry points): for "zero allocations per invoke".
         .target(name: "VisionTasksAllocationCounter", path: "Tests/Support/AllocationCounter"),
         // The libFuzzer harnesses are a package of their own (Tests/Fuzz/Package.swift, built by tools/fuzz), out of
         // this package's plain builds.
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
-        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests"),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests"),
-        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation"], path: "Tests/ImagingTests"),
-        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests"),
+        .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests", swiftSettings: optimizedSuite),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests", swiftSettings: optimizedSuite),
+        .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation"], path: "Tests/ImagingTests", swiftSettings: optimizedSuite),
+        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests", swiftSettings: optimizedSuite),
         .testTarget(
             name: "MLKitTests",
             dependencies: ["VisionTasksMLKit", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport"],
-            path: "Tests/MLKitTests"),
+            path: "Tests/MLKitTests", swiftSettings: optimizedSuite),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CVisionTasksBLAS", "CVisionTasksPNG", "CVisionTasksJPEG", "CVisionTasksZlib", "CVisionTasksTIFF", "CVisionTasksWebP", "CVisionTasksHEIF"],
