@@ -566,6 +566,12 @@ DEPTHWISE = [
     (16, 16, 13, 1, 7, 2, "SAME", 1, "RELU", True),
     (9, 9, 1, 2, 7, 1, "VALID", 1, "NONE", True),
     (16, 16, 7, 2, 3, 1, "VALID", 2, "RELU6", True),
+    # 1 × 1 filters (a scale per channel, as MediaPipe's hand re-crop model has): whole vectors, a scalar tail,
+    # fewer channels than a vector, stride 2
+    (16, 16, 8, 1, 1, 1, "SAME", 1, "NONE", True),
+    (9, 9, 13, 1, 1, 2, "SAME", 1, "RELU6", True),
+    (5, 7, 3, 1, 1, 1, "VALID", 1, "RELU", True),
+    (9, 9, 33, 1, 1, 1, "VALID", 1, "NONE", False),
 ]
 
 

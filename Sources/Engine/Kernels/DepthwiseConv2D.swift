@@ -7,7 +7,8 @@ import VisionTasksModelFormat
 /// This file plans the work (padded copies, channel blocks, rows per thread, the epilogue); the channel loops of
 /// multiplier 1 are the tier's (``KernelConfig/floatDepthwise``): eight channels per vector in
 /// DepthwiseConv2DEightChannels.swift, sixteen in DepthwiseConv2DSixteenChannels.swift, chosen when the kernel is
-/// built. Both give the same bits; a channel multiplier above 1 takes ``genericRow`` in either.
+/// built. Both give the same bits; a channel multiplier above 1 takes ``genericRow`` in either, a 1 × 1 filter
+/// ``singleTap`` (DepthwiseConv2DSingleTap.swift).
 struct DepthwiseConv2DKernel: EpilogueFusable {
     let input: Int
     private(set) var output: Int
@@ -239,7 +240,7 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         let rowBase = source + (oy &* y.stride &- y.padBefore) &* x.input &* channels
         let out = destination + oy &* x.output &* channels
         var inner = 0..<0
-        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5, x.dilation == 1, y.dilation == 1 {
+        if ky.count == y.filter, y.filter == x.filter, x.filter == 3 || x.filter == 5 || hasSingleTap, x.dilation == 1, y.dilation == 1 {
             inner = interiorColumns
         }
         @inline(__always) func border(_ ox: Int) {
@@ -249,7 +250,9 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             }
         }
         for ox in 0..<inner.lowerBound { border(ox) }
-        if !inner.isEmpty {
+        if !inner.isEmpty, hasSingleTap {
+            singleTap(inner, rowBase, out, w, bias)
+        } else if !inner.isEmpty {
             let origin = UnsafePointer(rowBase - x.padBefore &* channels), span = ChannelSpan(pixelStride: channels, count: channels)
             switch loops {
             case .eightChannels, .ononeLoops: interior(inner, origin, x.input &* channels, out, w, bias, span)
