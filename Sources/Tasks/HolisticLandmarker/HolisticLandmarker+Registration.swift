@@ -39,6 +39,16 @@ extension HolisticLandmarker {
         benchVideo: "full_body_juggle.mp4", task: HolisticLandmarker.self
     ) { result in
         HolisticAnswer.answer(result)
+    }.with {
+        $0.bench.members = ["pose_detector.tflite", "pose_landmarks_detector.tflite", "face_detector.tflite",
+                            "face_landmarks_detector.tflite", "hand_roi_refinement.tflite", "hand_landmarks_detector.tflite"]
+        $0.bench.stageMembers = ["pose detector": ["pose_detector.tflite"], "pose landmarks": ["pose_landmarks_detector.tflite"],
+                                 "face detector": ["face_detector.tflite"], "face landmarks": ["face_landmarks_detector.tflite"],
+                                 "hand region": ["hand_roi_refinement.tflite"], "hand landmarks": ["hand_landmarks_detector.tflite"],
+                                 "blendshapes": ["face_blendshapes.tflite"]]
+        // TrackHolisticPoseUsingCustomPoseDetection (holistic_pose_tracking.cc) runs the pose detector only when no
+        // region came back from the previous call, in image mode too.
+        $0.bench.mediapipeImageModeTracks = true
     }
 }
 

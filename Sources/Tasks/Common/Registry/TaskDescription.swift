@@ -84,6 +84,10 @@ package struct TaskBench: Sendable {
     package var script: String?
     /// The flag option `--segmentation-masks on` turns on, on both sides (the script's task name gains `-masks`).
     package var masksOption: String?
+    /// MediaPipe's image mode carries state from one call to the next (the Holistic Landmarker's graph loops the last
+    /// pose region back), so on the job's repeated photo it detects once and tracks after that; ours answers each
+    /// image alone. The image-mode job then runs ours in video mode over the same frames, doing the same work.
+    package var mediapipeImageModeTracks = false
 
     package init(job: String, model: String) {
         self.job = job; self.model = model
