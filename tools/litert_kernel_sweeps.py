@@ -1393,6 +1393,8 @@ TRANSPOSE_CONV = [
     (5, 5, 9, 4, 5, 3, "SAME", "NONE", True),
     (4, 4, 8, 5, 2, 2, "SAME", "NONE", False),     # without the bias input (version 1)
     (3, 4, 33, 16, 2, 2, "VALID", "RELU", True),
+    (3, 3, 12, 6, 3, 3, "VALID", "RELU6", True),   # windows that tile the output: 3x3 at stride 3
+    (16, 12, 16, 24, 2, 2, "SAME", "NONE", True),  # enough pixels to be split over threads
 ]
 
 

@@ -113,6 +113,35 @@ final class KernelSweepTests: XCTestCase {
         print("kernel sweeps (\(kernels.floatGEMM), \(kernels.floatDepthwise), \(kernels.quantizedGEMM)\(kernels.quantizedGEMMTileTier.map { " C tiles of \($0)" } ?? "")): \(summary.joined(separator: ", ")); \(skipped) cases differ where LiteRT's builtin fallback is wrong")
     }
 
+    /// The quantized convolution sweeps (CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED) again through the other quantized
+    /// GEMM than the build's own (``KernelConfig/QuantizedGEMMKernel``: the VNNI tier's byte quads on any other host,
+    /// where they run as pairs; the int16 pairs on a VNNI host), in Swift, at one and two threads: LiteRT's bytes.
+    func testQuantizedSweepsThroughTheOtherGEMM() throws {
+        // The build's Swift tiles (no C tiles of a dispatched tier). A build without optimization sends the products
+        // to OpenBLAS whatever the GEMM; its sweep above covers that.
+        var other = KernelConfig.compiledWithoutDispatch
+        other.quantizedGEMM = other.quantizedGEMM == .int16Pairs ? .int8Quads : .int16Pairs
+        let families = ["conv2d.npz", "transpose_conv.npz", "fully_connected.npz"]
+        let files = Self.files("kernel-sweeps", generatedBy: "tools/litert_kernel_sweeps.py").filter { families.contains($0.lastPathComponent) }
+        XCTAssertEqual(files.count, families.count)
+        var checked = 0
+        for file in files {
+            for testCase in try Self.cases(file) where !Self.liteRTDefects.contains(where: testCase.label.contains) {
+                guard testCase.outputs.allSatisfy({ $0.type != .float32 }) else { continue }
+                for threads in [1, 2] {
+                    let ours = try Self.run(testCase, threads: threads, kernels: other)
+                    for (k, reference) in testCase.outputs.enumerated() {
+                        XCTAssertEqual(QuantizedGoldenTests.lsb(ours[k], reference), 0,
+                                       "\(file.lastPathComponent) \(testCase.label) output \(k), \(other.quantizedGEMM) at \(threads) threads: LSB from LiteRT")
+                    }
+                }
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 40, "quantized cases")
+        print("quantized sweeps through \(other.quantizedGEMM): \(checked) cases")
+    }
+
     /// The depthwise sweeps again with the other width of channel loops than the build's (``KernelConfig/
     /// DepthwiseKernel``: sixteen channels per vector, the AVX-512 tiers', on an AVX2 host, where they run as pairs
     /// of AVX2 registers; eight on an AVX-512 host), at one and two threads: LiteRT's bytes (quantized), and bit for

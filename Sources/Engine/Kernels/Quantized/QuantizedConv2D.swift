@@ -311,4 +311,26 @@ struct QuantizedLayer {
         requantization = Requantization(output: output, bounds: bounds,
                                         roundsHalfUp: Requantization.roundsHalfUp(signed: output.range.lowerBound < 0))
     }
+
+    private init(input: Quantization, output: Quantization, weights: [Int16], filterZeroPoints: [Int32], bias: [Int32],
+                 scales: [Float], requantization: Requantization) {
+        self.input = input; self.output = output; self.weights = weights; self.filterZeroPoints = filterZeroPoints
+        self.bias = bias; self.scales = scales; self.requantization = requantization
+    }
+
+    /// A filter of `channels` rows of `taps` × `inputChannels` values, each tap made an output column of its own:
+    /// column tap × channels + c holds tap `tap`'s weights of channel c, with c's zero point, bias and scale. A filter
+    /// whose windows never overlap (TRANSPOSE_CONV with filter = stride) is then a 1 × 1 convolution to these columns.
+    func tapsAsColumns(taps: Int, channels: Int, inputChannels: Int) -> QuantizedLayer {
+        var columns = [Int16](repeating: 0, count: weights.count)
+        for tap in 0..<taps {
+            for c in 0..<channels {
+                let from = (c * taps + tap) * inputChannels, to = (tap * channels + c) * inputChannels
+                for k in 0..<inputChannels { columns[to + k] = weights[from + k] }
+            }
+        }
+        func repeated<T>(_ values: [T]) -> [T] { (0..<taps).flatMap { _ in values } }
+        return QuantizedLayer(input: input, output: output, weights: columns, filterZeroPoints: repeated(filterZeroPoints),
+                              bias: repeated(bias), scales: repeated(scales), requantization: requantization)
+    }
 }

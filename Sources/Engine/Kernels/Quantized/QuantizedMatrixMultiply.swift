@@ -1,3 +1,4 @@
+import CVisionTasksOnoneKernels
 /// The quantized GEMM a convolution or fully connected layer chose when it was prepared (``KernelConfig/
 /// quantizedGEMM``), with what it reads: int16 rows less the zero point for ``QuantizedGEMM``, bytes made unsigned
 /// (and one sum per row where the filter needs it) for ``QuantizedDotGEMM``.
@@ -64,6 +65,61 @@ enum QuantizedMatrixMultiply: Sendable {
 
     /// Where the row sums start in the scratch area after `bytes` of rows.
     static func rowSumOffset(_ bytes: Int) -> Int { (bytes + 63) / 64 * 64 }
+
+    /// Rows `pixels` of C for a 1 × 1, stride-1 convolution: A's row p is pixel p of `source` (`channels` values, as
+    /// they lie), made in `scratch` in this GEMM's form — laid out for `pixelCount` rows in all, as
+    /// ``scratchBytes(rows:_:)`` sized it — then the GEMM into `c`, `ldc` elements a row.
+    func runPointwise<Element: QuantizedElement>(_ pixels: Range<Int>, pixelCount: Int, source: UnsafePointer<Element>, channels: Int,
+                                                 inputZeroPoint: Int32, scratch: UnsafeMutableRawPointer,
+                                                 c: UnsafeMutablePointer<Element>, ldc: Int, requantization: Requantization) {
+        switch self {
+        case let .pairs(gemm):
+            let rows = scratch.assumingMemoryBound(to: Int16.self), zero = Int16(truncatingIfNeeded: inputZeroPoint), depth = gemm.depth
+            if depth == channels {
+                // The band's pixels lie in one run: widened in one loop.
+                let start = source + pixels.lowerBound * channels, target = rows + pixels.lowerBound * depth
+                for i in 0..<pixels.count * channels { target[i] = Int16(start[i]) &- zero }
+            } else {
+                for p in pixels {
+                    let pixel = source + p * channels, row = rows + p * depth
+                    for c in 0..<channels { row[c] = Int16(pixel[c]) &- zero }
+                    (row + channels).initialize(repeating: 0, count: depth - channels)
+                }
+            }
+            gemm.run(a: rows, lda: depth, rows: pixels, c: c, ldc: ldc, requantization: requantization)
+        case let .quads(dot):
+            let depth = dot.depth, bytes = UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self)
+            let rows = scratch.assumingMemoryBound(to: UInt8.self)
+            let a: UnsafePointer<UInt8>, lda: Int
+            if depth == channels && dot.inputOffset == 0 {
+                (a, lda) = (bytes, channels)
+            } else if depth == channels {
+                let start = pixels.lowerBound * depth
+                copyBytes(bytes + start, to: rows + start, count: pixels.count * depth, flip: dot.inputOffset)
+                (a, lda) = (UnsafePointer(rows), depth)
+            } else {
+                // Channels that do not fill whole quads: each row's last quad padded with zeros.
+                for p in pixels {
+                    copyBytes(bytes + p * channels, to: rows + p * depth, count: channels, flip: dot.inputOffset)
+                    (rows + p * depth + channels).initialize(repeating: 0, count: depth - channels)
+                }
+                (a, lda) = (UnsafePointer(rows), depth)
+            }
+            let sums = (scratch + Self.rowSumOffset(pixelCount * depth)).assumingMemoryBound(to: Int32.self)
+            if dot.needsRowSums {
+                for p in pixels { sums[p] = dot.rowSum(a + p * lda, count: depth) }
+            }
+            dot.run(a: a, lda: lda, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: c, ldc: ldc,
+                    requantization: requantization)
+        case let .doubles(onone):
+            // The patches of a 1 × 1 window over one row of `pixelCount` pixels.
+            let band = scratch + pixels.lowerBound * (onone.depth + onone.columns) * MemoryLayout<Double>.stride
+            vt_onone_quantized_patches(source, Element.isSigned ? 1 : 0, inputZeroPoint, Int32(pixels.lowerBound), Int32(pixels.upperBound),
+                                       Int32(pixelCount), 1, Int32(pixelCount), Int32(channels), 1, 1, 1, 1, 1, 1, 0, 0,
+                                       Int32(onone.depth), band.assumingMemoryBound(to: Double.self))
+            onone.run(band, rows: pixels.count, c: UnsafeMutableRawPointer(c + pixels.lowerBound * ldc), ldc: ldc, signed: Element.isSigned)
+        }
+    }
 }
 
 /// `count` bytes from `source` to `target`, each XORed with `flip`: 0 copies uint8 as it is, 128 turns int8 into the
