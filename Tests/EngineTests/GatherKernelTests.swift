@@ -150,4 +150,43 @@ final class GatherKernelTests: XCTestCase {
         print("logistic: worst \(worst) ulp at x = \(worstAt) over \(values.count) values")
         XCTAssertLessThanOrEqual(worst, 2, "at x = \(worstAt)")
     }
+
+    /// TANH's vectorized tangent within 2 ulp of tanh in Double from −12 to 12 (past about ±9.01 it is ±1), across the
+    /// switch between its series and its exponential at ±0.4, plus the ends: ±0 (its sign kept), tiny values, ±inf, NaN.
+    func testTanhIsWithinTwoULPOfTheHyperbolicTangent() throws {
+        var values: [Float] = [0, -0, .infinity, -.infinity, .nan, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+                               1e-30, -1e-30, 1e-7, -1e-7, 0.4, -0.4, Float(0.4).nextDown, Float(-0.4).nextUp, 88, -88]
+        var x: Float = -12
+        while x <= 12 {
+            values.append(x)
+            x += 0.000_29
+        }
+        var b = TFLiteBuilder()
+        let input = b.tensor("x", .float32, [Int32(values.count)])
+        let output = b.tensor("y", .float32, [Int32(values.count)])
+        b.op(28, inputs: [input], outputs: [output])
+        (b.inputs, b.outputs) = ([input], [output])
+        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: 1)
+        try interpreter.setInput(0, bytes: values.withUnsafeBytes { Array($0) })
+        interpreter.invoke()
+        let results = try interpreter.outputBytes(0).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var worst: Float = 0, worstAt: Float = 0
+        for (value, result) in zip(values, results) {
+            if value.isNaN {
+                XCTAssertTrue(result.isNaN)
+                continue
+            }
+            let reference = Float(Foundation.tanh(Double(value)))
+            if reference == 0 {
+                XCTAssertEqual(result.bitPattern, value.bitPattern, "x = \(value): tanh(±0) is ±0")
+                continue
+            }
+            // Below the smallest normal float, results are flushed to 0 while kernels run.
+            if abs(value) < Float.leastNormalMagnitude { continue }
+            let ulps = abs(result - reference) / reference.ulp
+            if ulps > worst { (worst, worstAt) = (ulps, value) }
+        }
+        print("tanh: worst \(worst) ulp at x = \(worstAt) over \(values.count) values")
+        XCTAssertLessThanOrEqual(worst, 2, "at x = \(worstAt)")
+    }
 }
