@@ -121,15 +121,7 @@ final class GatherKernelTests: XCTestCase {
             values.append(x)
             x += 0.000_37
         }
-        var b = TFLiteBuilder()
-        let input = b.tensor("x", .float32, [Int32(values.count)])
-        let output = b.tensor("y", .float32, [Int32(values.count)])
-        b.op(14, inputs: [input], outputs: [output])
-        (b.inputs, b.outputs) = ([input], [output])
-        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: 1)
-        try interpreter.setInput(0, bytes: values.withUnsafeBytes { Array($0) })
-        interpreter.invoke()
-        let results = try interpreter.outputBytes(0).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let results = try Self.unary(14, values)
         var worst: Float = 0, worstAt: Float = 0
         for (value, result) in zip(values, results) {
             if value.isNaN {
@@ -161,15 +153,7 @@ final class GatherKernelTests: XCTestCase {
             values.append(x)
             x += 0.000_29
         }
-        var b = TFLiteBuilder()
-        let input = b.tensor("x", .float32, [Int32(values.count)])
-        let output = b.tensor("y", .float32, [Int32(values.count)])
-        b.op(28, inputs: [input], outputs: [output])
-        (b.inputs, b.outputs) = ([input], [output])
-        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: 1)
-        try interpreter.setInput(0, bytes: values.withUnsafeBytes { Array($0) })
-        interpreter.invoke()
-        let results = try interpreter.outputBytes(0).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let results = try Self.unary(28, values)
         var worst: Float = 0, worstAt: Float = 0
         for (value, result) in zip(values, results) {
             if value.isNaN {
@@ -188,5 +172,18 @@ final class GatherKernelTests: XCTestCase {
         }
         print("tanh: worst \(worst) ulp at x = \(worstAt) over \(values.count) values")
         XCTAssertLessThanOrEqual(worst, 2, "at x = \(worstAt)")
+    }
+
+    /// A one-operator float model of builtin operator `opcode` (LOGISTIC 14, TANH 28) over `values`, at one thread.
+    static func unary(_ opcode: Int32, _ values: [Float]) throws -> [Float] {
+        var b = TFLiteBuilder()
+        let input = b.tensor("x", .float32, [Int32(values.count)])
+        let output = b.tensor("y", .float32, [Int32(values.count)])
+        b.op(opcode, inputs: [input], outputs: [output])
+        (b.inputs, b.outputs) = ([input], [output])
+        let interpreter = try Interpreter(model: try TFLiteModel(bytes: ByteStorage(copying: b.build()).slice), threads: 1)
+        try interpreter.setInput(0, bytes: values.withUnsafeBytes { Array($0) })
+        interpreter.invoke()
+        return try interpreter.outputBytes(0).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }

@@ -106,6 +106,11 @@ struct QuantizedConv2DKernel: Kernel {
         let scratch: UnsafeMutableRawPointer
 
         func run(_ pixels: Range<Int>) {
+            if kernel.isPointwise {
+                // A 1 × 1, stride-1 filter's patches are the input's pixels as they lie.
+                if kernel.signed { pointwise(pixels, as: Int8.self) } else { pointwise(pixels, as: UInt8.self) }
+                return
+            }
             if case let .quads(dot) = kernel.gemm {
                 if kernel.signed {
                     kernel.band(pixels, source, destination.assumingMemoryBound(to: Int8.self), scratch, dot)
@@ -122,27 +127,19 @@ struct QuantizedConv2DKernel: Kernel {
                 kernel.band(pixels, source.assumingMemoryBound(to: UInt8.self), destination.assumingMemoryBound(to: UInt8.self), scratch, gemm)
             }
         }
+
+        private func pointwise<Element: QuantizedElement>(_ pixels: Range<Int>, as _: Element.Type) {
+            let k = kernel
+            k.gemm.runPointwise(pixels, pixelCount: k.y.output * k.x.output, source: source.assumingMemoryBound(to: Element.self),
+                                channels: k.inputChannels, inputZeroPoint: k.inputZeroPoint, scratch: scratch,
+                                c: destination.assumingMemoryBound(to: Element.self), ldc: k.gemm.columns, requantization: k.requantization)
+        }
     }
 
     private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
                                                  _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>,
                                                  _ gemm: QuantizedGEMM) {
-        if isPointwise {
-            // A 1 × 1, stride-1 filter's patches are the input's pixels as they lie: widen the band in one loop.
-            let zero = Int16(inputZeroPoint), depth = gemm.depth
-            if depth == inputChannels {
-                let start = source + pixels.lowerBound * inputChannels, target = scratch + pixels.lowerBound * depth
-                for i in 0..<pixels.count * inputChannels { target[i] = Int16(start[i]) &- zero }
-            } else {
-                for p in pixels {
-                    let pixel = source + p * inputChannels, row = scratch + p * depth
-                    for c in 0..<inputChannels { row[c] = Int16(pixel[c]) &- zero }
-                    row[inputChannels] = 0
-                }
-            }
-        } else {
-            for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth, depth: gemm.depth) }
-        }
+        for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth, depth: gemm.depth) }
         gemm.run(a: scratch, lda: gemm.depth, rows: pixels, c: destination, ldc: gemm.columns, requantization: requantization)
     }
 
@@ -198,55 +195,41 @@ struct QuantizedConv2DKernel: Kernel {
 }
 
 extension QuantizedConv2DKernel {
-    /// A band through ``QuantizedDotGEMM``: A′ rows (the input in place for a 1 × 1 convolution whose channels fill
-    /// whole quads, or flipped in one run where A′ needs that), then their sums where the filter needs them, then the
-    /// tiles.
+    /// A band through ``QuantizedDotGEMM`` (a filter wider than 1 × 1 or strided; a 1 × 1 one reads the input in place
+    /// or flipped in one run, ``QuantizedMatrixMultiply/runPointwise``): A′ rows, then their sums where the filter
+    /// needs them, then the tiles.
     fileprivate func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafeRawPointer, _ destination: UnsafeMutablePointer<Element>,
                                                      _ scratch: UnsafeMutableRawPointer, _ dot: QuantizedDotGEMM) {
         let depth = dot.depth, bytes = source.assumingMemoryBound(to: UInt8.self)
         let rows = scratch.assumingMemoryBound(to: UInt8.self)
         let sums = (scratch + QuantizedMatrixMultiply.rowSumOffset(y.output * x.output * depth)).assumingMemoryBound(to: Int32.self)
-        let a: UnsafePointer<UInt8>, lda: Int
-        if isPointwise && depth == inputChannels && dot.inputOffset == 0 {
-            (a, lda) = (bytes, inputChannels)
-        } else if isPointwise && depth == inputChannels {
-            // The band's pixels lie in one run: flip it in one loop. Gathered pixel by pixel, this copy took a fifth
-            // of an int8 EfficientNet-Lite0's time (its 1 × 1 convolutions over 112² and 56² pixels of 16–144
-            // channels). Flipping in the tiles instead (as XNNPACK's signed VNNI kernels do) cost the deep layers
-            // more than it saved: the XOR turns each memory broadcast into a load, an XOR and a shuffle.
-            let start = pixels.lowerBound * depth
-            copyBytes(bytes + start, to: rows + start, count: pixels.count * depth, flip: dot.inputOffset)
-            (a, lda) = (UnsafePointer(rows), depth)
-        } else {
-            // Row and column counted along (a division per pixel was a tenth of a 3 × 3 stem's gathering), and a
-            // window inside the input copied here with the steps computed once: through gatherBytes' general
-            // index arithmetic, the stem of an int8 YOLOv8 (3 × 3 over RGB, 25,600 pixels) spent 70 % of its time
-            // gathering, 3.4 times LiteRT's whole operator. Every offset is inside the input (interior windows).
-            var oy = pixels.lowerBound / x.output, ox = pixels.lowerBound % x.output
-            let run = x.filter * inputChannels, rowStep = y.dilation * x.input * inputChannels
-            let tail = depth - y.filter * run, flip = dot.inputOffset
-            for p in pixels {
-                if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
-                    var from = bytes + (y.source(oy, 0) &* x.input &+ x.source(ox, 0)) &* inputChannels
-                    var to = rows + p &* depth
-                    for _ in 0..<y.filter {
-                        copyBytes(from, to: to, count: run, flip: flip)
-                        from += rowStep
-                        to += run
-                    }
-                    if tail > 0 { to.initialize(repeating: 0, count: tail) }
-                } else {
-                    gatherBytes(oy, ox, bytes, rows + p * depth, dot)
+        // Row and column counted along (a division per pixel was a tenth of a 3 × 3 stem's gathering), and a window
+        // inside the input copied here with the steps computed once: through gatherBytes' general index arithmetic,
+        // the stem of an int8 YOLOv8 (3 × 3 over RGB, 25,600 pixels) spent 70 % of its time gathering, 3.4 times
+        // LiteRT's whole operator. Every offset is inside the input (interior windows).
+        var oy = pixels.lowerBound / x.output, ox = pixels.lowerBound % x.output
+        let run = x.filter * inputChannels, rowStep = y.dilation * x.input * inputChannels
+        let tail = depth - y.filter * run, flip = dot.inputOffset
+        for p in pixels {
+            if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
+                var from = bytes + (y.source(oy, 0) &* x.input &+ x.source(ox, 0)) &* inputChannels
+                var to = rows + p &* depth
+                for _ in 0..<y.filter {
+                    copyBytes(from, to: to, count: run, flip: flip)
+                    from += rowStep
+                    to += run
                 }
-                ox += 1
-                if ox == x.output { (oy, ox) = (oy + 1, 0) }
+                if tail > 0 { to.initialize(repeating: 0, count: tail) }
+            } else {
+                gatherBytes(oy, ox, bytes, rows + p * depth, dot)
             }
-            (a, lda) = (UnsafePointer(rows), depth)
+            ox += 1
+            if ox == x.output { (oy, ox) = (oy + 1, 0) }
         }
         if dot.needsRowSums {
-            for p in pixels { sums[p] = dot.rowSum(a + p * lda, count: depth) }
+            for p in pixels { sums[p] = dot.rowSum(rows + p * depth, count: depth) }
         }
-        dot.run(a: a, lda: lda, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: destination, ldc: dot.columns,
+        dot.run(a: rows, lda: depth, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: destination, ldc: dot.columns,
                 requantization: requantization)
     }
 
