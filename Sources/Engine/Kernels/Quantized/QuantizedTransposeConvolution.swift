@@ -80,17 +80,20 @@ struct QuantizedTransposeConvolutionKernel: Kernel {
         padTop = WindowAxis(input: o.h, filter: f[1], stride: strideHeight, dilation: 1, padding: options.padding).padBefore
         padLeft = WindowAxis(input: o.w, filter: f[2], stride: strideWidth, dilation: 1, padding: options.padding).padBefore
         inputZeroPoint = layer.input.zeroPoint
-        // QuantizedLayer's rows are [output channel][ky][kx][input channel].
-        let depth = f[1] * f[2] * i.c
-        var packed = [Int32](repeating: 0, count: depth * o.c)
-        for oc in 0..<o.c {
-            for j in 0..<depth { packed[j * o.c + oc] = Int32(layer.weights[oc * depth + j]) }
-        }
-        weights = packed
         bias = layer.bias
         scales = layer.scales
         requantization = layer.requantization
-        if f[1] == strideHeight, f[2] == strideWidth, padTop == 0, padLeft == 0, o.h == i.h * strideHeight, o.w == i.w * strideWidth {
+        let tiles = f[1] == strideHeight && f[2] == strideWidth && padTop == 0 && padLeft == 0
+            && o.h == i.h * strideHeight && o.w == i.w * strideWidth
+        // QuantizedLayer's rows are [output channel][ky][kx][input channel]; the output-pixel loop's weights are only
+        // packed where it runs.
+        let depth = f[1] * f[2] * i.c
+        var packed = [Int32](repeating: 0, count: tiles ? 0 : depth * o.c)
+        for oc in 0..<o.c where !tiles {
+            for j in 0..<depth { packed[j * o.c + oc] = Int32(layer.weights[oc * depth + j]) }
+        }
+        weights = packed
+        if tiles {
             let count = f[1] * f[2], columns = try context.arithmetic.multiply(count, o.c, "tap columns")
             let gemm = QuantizedMatrixMultiply(layer.tapsAsColumns(taps: count, channels: o.c, inputChannels: i.c), signed: signed,
                                                columns: columns, depth: i.c, kernels: context.kernels)
@@ -105,8 +108,8 @@ struct QuantizedTransposeConvolutionKernel: Kernel {
             scratchBytes = 0
         }
         // In Double: a hostile model's sizes must not overflow here (the product only picks a split).
-        let taps = Double((f[1] + strideHeight - 1) / strideHeight) * Double((f[2] + strideWidth - 1) / strideWidth)
-        let rowWork = max(1, Double(o.w) * taps * Double(i.c) * Double(o.c))
+        let reaching = Double((f[1] + strideHeight - 1) / strideHeight) * Double((f[2] + strideWidth - 1) / strideWidth)
+        let rowWork = max(1, Double(o.w) * reaching * Double(i.c) * Double(o.c))
         minimumRowsPerThread = max(1, Int((Double(1 << 16) / rowWork).rounded(.up)))
     }
 
