@@ -136,11 +136,27 @@ struct QuantizedConv2DKernel: Kernel {
         }
     }
 
+    /// Output pixels gathered and multiplied a chunk at a time (``chunkRows``), each chunk's patches in the band's own
+    /// part of the scratch.
     private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
                                                  _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>,
                                                  _ gemm: QuantizedGEMM) {
-        for p in pixels { gatherPatch(p, source, scratch + p * gemm.depth, depth: gemm.depth) }
-        gemm.run(a: scratch, lda: gemm.depth, rows: pixels, c: destination, ldc: gemm.columns, requantization: requantization)
+        let depth = gemm.depth, rows = scratch + pixels.lowerBound * depth
+        for chunk in Self.chunks(of: pixels, depth: depth, elementBytes: 2) {
+            for p in chunk { gatherPatch(p, source, rows + (p - chunk.lowerBound) * depth, depth: depth) }
+            gemm.run(a: rows, lda: depth, rows: 0..<chunk.count, c: destination + chunk.lowerBound * gemm.columns, ldc: gemm.columns,
+                     requantization: requantization)
+        }
+    }
+
+    /// A band's pixels in chunks whose im2col rows take about 64 KB, a multiple of 24 rows (the tiles' heights: 4 and
+    /// 8 for int16 pairs, 12 and 4 for byte quads):
+    /// the whole band's rows at once (256² pixels × 3 × 3 × 16 channels: 9.4 MB of int16 per thread in an int8 U-Net)
+    /// were written out to memory and read back by the GEMM, where a chunk's stay in L2 between the two. Every sum is
+    /// exact, so how rows are grouped changes no byte.
+    static func chunks(of pixels: Range<Int>, depth: Int, elementBytes: Int) -> some Sequence<Range<Int>> {
+        let size = max(24, (64 << 10) / max(1, depth * elementBytes) / 24 * 24)
+        return stride(from: pixels.lowerBound, to: pixels.upperBound, by: size).lazy.map { $0..<min($0 + size, pixels.upperBound) }
     }
 
     /// `count` inputs less the zero point, eight at a time (the stem's rows of 3 × 3 RGB values are too short for the
@@ -201,8 +217,20 @@ extension QuantizedConv2DKernel {
     fileprivate func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafeRawPointer, _ destination: UnsafeMutablePointer<Element>,
                                                      _ scratch: UnsafeMutableRawPointer, _ dot: QuantizedDotGEMM) {
         let depth = dot.depth, bytes = source.assumingMemoryBound(to: UInt8.self)
-        let rows = scratch.assumingMemoryBound(to: UInt8.self)
+        let rows = scratch.assumingMemoryBound(to: UInt8.self) + pixels.lowerBound * depth
         let sums = (scratch + QuantizedMatrixMultiply.rowSumOffset(y.output * x.output * depth)).assumingMemoryBound(to: Int32.self)
+            + pixels.lowerBound
+        for chunk in Self.chunks(of: pixels, depth: depth, elementBytes: 1) {
+            dotChunk(chunk, bytes, destination, rows, sums, dot)
+        }
+    }
+
+    /// One chunk of a band: its A′ rows and sums from the band's start in the scratch.
+    @inline(__always)
+    private func dotChunk<Element: QuantizedElement>(_ pixels: Range<Int>, _ bytes: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<Element>,
+                                                     _ rows: UnsafeMutablePointer<UInt8>, _ sums: UnsafeMutablePointer<Int32>,
+                                                     _ dot: QuantizedDotGEMM) {
+        let depth = dot.depth
         // Row and column counted along (a division per pixel was a tenth of a 3 × 3 stem's gathering), and a window
         // inside the input copied here with the steps computed once: through gatherBytes' general index arithmetic,
         // the stem of an int8 YOLOv8 (3 × 3 over RGB, 25,600 pixels) spent 70 % of its time gathering, 3.4 times
@@ -213,7 +241,7 @@ extension QuantizedConv2DKernel {
         for p in pixels {
             if x.dilation == 1, interiorRows.contains(oy), interiorColumns.contains(ox) {
                 var from = bytes + (y.source(oy, 0) &* x.input &+ x.source(ox, 0)) &* inputChannels
-                var to = rows + p &* depth
+                var to = rows + (p &- pixels.lowerBound) &* depth
                 for _ in 0..<y.filter {
                     copyBytes(from, to: to, count: run, flip: flip)
                     from += rowStep
@@ -221,16 +249,16 @@ extension QuantizedConv2DKernel {
                 }
                 if tail > 0 { to.initialize(repeating: 0, count: tail) }
             } else {
-                gatherBytes(oy, ox, bytes, rows + p * depth, dot)
+                gatherBytes(oy, ox, bytes, rows + (p - pixels.lowerBound) * depth, dot)
             }
             ox += 1
             if ox == x.output { (oy, ox) = (oy + 1, 0) }
         }
         if dot.needsRowSums {
-            for p in pixels { sums[p] = dot.rowSum(rows + p * depth, count: depth) }
+            for r in 0..<pixels.count { sums[r] = dot.rowSum(rows + r * depth, count: depth) }
         }
-        dot.run(a: rows, lda: depth, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: pixels, c: destination, ldc: dot.columns,
-                requantization: requantization)
+        dot.run(a: rows, lda: depth, rowSums: dot.needsRowSums ? UnsafePointer(sums) : nil, rows: 0..<pixels.count,
+                c: destination + pixels.lowerBound * dot.columns, ldc: dot.columns, requantization: requantization)
     }
 
     /// One im2col row of A′ for a window that reaches outside the input or is dilated (the band copies the others
