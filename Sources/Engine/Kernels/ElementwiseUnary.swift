@@ -48,23 +48,36 @@ struct ElementwiseUnaryKernel: Kernel {
         self.function = function
     }
 
+    /// Slices of the elements over threads (ESPCN's two TANH over 224² × 64 and × 32 values ran on one thread while
+    /// the convolutions around them used two): each element alone, so the same bits at any thread count.
     func run(_ memory: TensorMemory) {
-        let x = memory.floats(input), y = memory.floats(output), count = count
-        // One loop per function, with nothing but the function's own arithmetic in its body, which LLVM vectorizes
-        // (compare-and-select, exact IEEE operations: the same bits as element by element). The switch inside one
-        // loop for every function kept it scalar: the selfie segmenter's eleven HARD_SWISH took 1.4 ms of its 4.2 at
-        // one thread, its LOGISTIC through libm's expf 0.3 ms.
-        switch function {
-        case .relu: for i in 0..<count { y[i] = Function.reluValue(x[i]) }
-        case .relu6: for i in 0..<count { y[i] = Function.relu6Value(x[i]) }
-        case .reluMinus1To1: for i in 0..<count { y[i] = Function.reluMinus1To1Value(x[i]) }
-        case .hardSwish: for i in 0..<count { y[i] = Function.hardSwishValue(x[i]) }
-        case .logistic: for i in 0..<count { y[i] = Logistic.sigmoid(x[i]) }
-        case .tanh: for i in 0..<count { y[i] = HyperbolicTangent.value(x[i]) }
-        case .square: for i in 0..<count { y[i] = x[i] * x[i] }
-        default:
-            let function = function
-            for i in 0..<count { y[i] = function(x[i]) }
+        memory.parallel.forEach(count, minimumPerThread: KernelConfig.elementwiseMinimumPerThread,
+                                Slice(function: function, x: memory.floats(input), y: memory.floats(output)))
+    }
+
+    private struct Slice: ParallelLoop {
+        let function: Function
+        let x: UnsafeMutablePointer<Float>
+        let y: UnsafeMutablePointer<Float>
+
+        func run(_ range: Range<Int>) {
+            let x = x, y = y
+            // One loop per function, with nothing but the function's own arithmetic in its body, which LLVM
+            // vectorizes (compare-and-select, exact IEEE operations: the same bits as element by element). The switch
+            // inside one loop for every function kept it scalar: the selfie segmenter's eleven HARD_SWISH took 1.4 ms
+            // of its 4.2 at one thread, its LOGISTIC through libm's expf 0.3 ms.
+            switch function {
+            case .relu: for i in range { y[i] = Function.reluValue(x[i]) }
+            case .relu6: for i in range { y[i] = Function.relu6Value(x[i]) }
+            case .reluMinus1To1: for i in range { y[i] = Function.reluMinus1To1Value(x[i]) }
+            case .hardSwish: for i in range { y[i] = Function.hardSwishValue(x[i]) }
+            case .logistic: for i in range { y[i] = Logistic.sigmoid(x[i]) }
+            case .tanh: for i in range { y[i] = HyperbolicTangent.value(x[i]) }
+            case .square: for i in range { y[i] = x[i] * x[i] }
+            default:
+                let function = function
+                for i in range { y[i] = function(x[i]) }
+            }
         }
     }
 }

@@ -307,7 +307,7 @@ public struct KernelConfig: Sendable, Equatable {
     static let directConvolutionMinimumPixelsPerThread = 256
     static let convolutionMinimumPixelsPerThread = 64
     static let stemRowsMinimumPerThread = 2
-    /// Elementwise binary operators: elements per thread (below it a thread's wake-up costs more than the work).
+    /// Elementwise operators, unary and binary: elements per thread (below it a thread's wake-up costs more than the work).
     static let elementwiseMinimumPerThread = 1 << 13
     /// Rows per thread: pooling, bilinear resizing, a depthwise convolution's padded copy.
     static let poolingRowsMinimumPerThread = 4
