@@ -144,4 +144,12 @@ enum HyperbolicTangent {
         // NaN in, NaN out; −0 stays −0.
         return x != x ? x : (x.sign == .minus ? -t : t)
     }
+
+    /// In place over `channels` of `rows` rows `rowStride` floats apart (a convolution's output, ``Epilogue/tanh``).
+    static func apply(_ values: UnsafeMutablePointer<Float>, rows: Int, rowStride: Int, channels: Range<Int>) {
+        for r in 0..<rows {
+            let row = values + r &* rowStride
+            for c in channels { row[c] = value(row[c]) }
+        }
+    }
 }

@@ -18,6 +18,10 @@ struct Epilogue: Sendable {
     var clamp: Activation = .none
     /// PReLU's slope for negative values, one per output channel (zero-padded to whole GEMM panels), if any.
     var alpha: [Float]?
+    /// A TANH operator after all of the above, by ``HyperbolicTangent`` as the TANH kernel computes it (the same bits):
+    /// ESPCN follows its convolutions with TANH, whose own pass read and wrote 224² × 64 floats from memory again.
+    /// Only ``Conv2DKernel`` takes it (``EpilogueFusion``).
+    var tanh = false
 
     /// Applies the epilogue to `rows` rows of `output`, `rowStride` floats apart, over channels `channels`;
     /// `addend` points at the addend's element matching `output`'s first (nil when there is no ADD), its rows
@@ -37,6 +41,7 @@ struct Epilogue: Sendable {
                 vt_onone_epilogue(output, Int32(rows), rowStride, Int32(channels.lowerBound), Int32(channels.upperBound),
                                   bias, biasClamp.lower[0], biasClamp.upper[0], addend, addendStride, Int32(addendEnd),
                                   clamps ? 1 : 0, clamp.lower[0], clamp.upper[0], slopes)
+                if tanh { HyperbolicTangent.apply(output, rows: rows, rowStride: rowStride, channels: channels) }
                 return
             }
             for r in 0..<rows {
@@ -67,6 +72,7 @@ struct Epilogue: Sendable {
                     c &+= 1
                 }
             }
+            if tanh { HyperbolicTangent.apply(output, rows: rows, rowStride: rowStride, channels: channels) }
         }
     }
 }

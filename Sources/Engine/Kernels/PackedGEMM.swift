@@ -52,12 +52,16 @@ struct PackedGEMM: Sendable {
         var clamps: Bool
         /// PReLU slopes for every column, padded to whole panels; or nil.
         var alpha: UnsafePointer<Float>?
+        /// ``HyperbolicTangent`` over the rows and panels computed, after the tiles and their epilogue (``Epilogue/tanh``).
+        var tanh = false
     }
 
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
     func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
              panels panelRange: Range<Int>? = nil, epilogue: Epilogue? = nil) {
-        let clamp = ActivationClamp(activation), tileEpilogue = epilogue.map(TileEpilogue.init)
+        // A tanh alone leaves the tiles nothing to do (it runs in the pass after them).
+        let clamp = ActivationClamp(activation)
+        let tileEpilogue = epilogue.flatMap { $0.addend != nil || $0.clamps || $0.alpha != nil ? TileEpilogue($0) : nil }
         let panelRange = panelRange ?? 0..<panelCount
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
@@ -96,9 +100,12 @@ struct PackedGEMM: Sendable {
                 }
             }
         }
+        let computed = panelRange.lowerBound * Self.panelWidth..<min(columns, panelRange.upperBound * Self.panelWidth)
         if activation == .tanh {
-            for r in rows { activation.apply(c + r * ldc + panelRange.lowerBound * Self.panelWidth,
-                                             count: min(columns, panelRange.upperBound * Self.panelWidth) - panelRange.lowerBound * Self.panelWidth) }
+            for r in rows { activation.apply(c + r * ldc + computed.lowerBound, count: computed.count) }
+        }
+        if epilogue?.tanh == true, !rows.isEmpty {
+            HyperbolicTangent.apply(c + rows.lowerBound * ldc, rows: rows.count, rowStride: ldc, channels: computed)
         }
     }
 

@@ -2,7 +2,8 @@ import VisionTasksModelFormat
 
 /// A float convolution (or depthwise convolution) takes as its ``Epilogue`` what follows it in a chain of single
 /// readers: a residual ADD, then a standalone RELU / RELU6 / RELU_N1_TO_1 (when the ADD has no activation of its
-/// own), then a per-channel PReLU — any of them, in that order — and writes the chain's last output instead.
+/// own), then a per-channel PReLU, then (CONV_2D only) a TANH — any of them, in that order — and writes the chain's
+/// last output instead.
 /// The ADD's other input must exist when the convolution runs: written by an earlier node, a graph input, or
 /// written by a node that only reads earlier tensors (BlazeFace's channel-padding PAD of the residual, which
 /// the converter placed after the convolution), which then moves to just before the convolution. Tensors in
@@ -77,6 +78,11 @@ enum EpilogueFusion {
                 let padding = (PackedGEMM.panelWidth - channels % PackedGEMM.panelWidth) % PackedGEMM.panelWidth
                 epilogue.alpha = alpha + Array(repeating: 0, count: padding)
                 (tensor, positions) = (prelu.outputs[0], positions + [next])
+            }
+            if convolution.runsFloat(.conv2D, in: graph), let next = onlyReader(tensor), let tanh = single(next, .tanh),
+               tanh.input(0) == tensor, let output = tanh.output, graph.shapes[output] == shape {
+                epilogue.tanh = true
+                (tensor, positions) = (output, positions + [next])
             }
             guard !positions.isEmpty else { continue }
             result[position] = PlanNode(fusing: [convolution] + positions.map { nodes[$0].operators[0] },

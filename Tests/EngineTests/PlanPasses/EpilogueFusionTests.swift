@@ -112,6 +112,52 @@ final class EpilogueFusionTests: XCTestCase {
         }
     }
 
+    /// x [1,h,w,cin] → k×k SAME CONV_2D → c [1,h,w,cout] → TANH → y; with `convolutionIsOutput` c is a graph output
+    /// too, which keeps the TANH apart.
+    static func convolutionThenTanh(size: Int, inputChannels: Int, outputChannels: Int, filter: Int,
+                                    convolutionIsOutput: Bool = false) -> TFLiteBuilder {
+        var b = TFLiteBuilder()
+        let (n, i, o, f) = (Int32(size), Int32(inputChannels), Int32(outputChannels), Int32(filter))
+        let x = b.tensor("x", .float32, [1, n, n, i])
+        let w = b.constant("w", floats: G.values(outputChannels * filter * filter * inputChannels, seed: 5).map { $0 * 0.5 },
+                           shape: [o, f, f, i])
+        let bias = b.constant("bias", floats: G.values(outputChannels, seed: 6))
+        let c = b.tensor("c", .float32, [1, n, n, o]), y = b.tensor("y", .float32, [1, n, n, o])
+        b.op(G.conv2D, inputs: [x, w, bias], outputs: [c], optionsType: G.conv2DOptions, options: G.convolutionOptions(same: true))
+        b.op(G.tanh, inputs: [c], outputs: [y])
+        (b.inputs, b.outputs) = ([x], convolutionIsOutput ? [y, c] : [y])
+        return b
+    }
+
+    /// ESPCN's pattern. Every way the float convolution runs — im2col chunks (3 × 3), the pointwise bands (1 × 1 over
+    /// many pixels), threads over panels (1 × 1 over few pixels, many channels), the direct dot products (≤ 4 outputs
+    /// over multiples of 8), the RGB stem, and a build without optimization (OpenBLAS and the C epilogue) — gives the
+    /// separate TANH's bits, at one and two threads.
+    func testATanhAfterAConvolutionIsItsEpilogueWithTheSameBits() throws {
+        let plan = try G.rewritten(Self.convolutionThenTanh(size: 5, inputChannels: 4, outputChannels: 8, filter: 3))
+        XCTAssertEqual(G.names(plan), ["CONV_2D+TANH"])
+        guard case let .epilogue(epilogue, _) = plan.nodes[0].fusion else { return XCTFail("\(plan.nodes[0].fusion)") }
+        XCTAssertTrue(epilogue.tanh)
+        XCTAssertEqual(G.names(try G.rewritten(Self.convolutionThenTanh(size: 5, inputChannels: 4, outputChannels: 8, filter: 3,
+                                                                       convolutionIsOutput: true))), ["CONV_2D", "TANH"])
+        let shapes: [(size: Int, inputChannels: Int, outputChannels: Int, filter: Int)] = [
+            (40, 16, 27, 3), (40, 24, 40, 1), (4, 32, 96, 1), (40, 16, 3, 3), (40, 3, 16, 3)]
+        for shape in shapes {
+            let fused = Self.convolutionThenTanh(size: shape.size, inputChannels: shape.inputChannels,
+                                                 outputChannels: shape.outputChannels, filter: shape.filter)
+            let apart = Self.convolutionThenTanh(size: shape.size, inputChannels: shape.inputChannels,
+                                                 outputChannels: shape.outputChannels, filter: shape.filter, convolutionIsOutput: true)
+            for kernels in [KernelConfig.compiled, .withoutOptimization(tier: KernelConfig.compiledTier)] {
+                XCTAssertEqual(try ExecutionPlan(model: G.model(fused), kernels: kernels).fusedOperators, [1], "\(shape)")
+                for threads in [1, 2] {
+                    let bits = try G.outputBits(fused, threads: threads, kernels: kernels)
+                    XCTAssertEqual(bits.count, shape.size * shape.size * shape.outputChannels)
+                    XCTAssertEqual(bits, try G.outputBits(apart, threads: threads, kernels: kernels), "\(shape), \(threads) threads, \(kernels)")
+                }
+            }
+        }
+    }
+
     func testTheEpilogueGivesTheBitsOfTheSeparateOperators() throws {
         let plan = try ExecutionPlan(model: G.model(Self.residualBlock()))
         XCTAssertEqual(plan.runtimeOperatorCount, 1)

@@ -9,7 +9,7 @@ import XCTest
 enum PlanTestGraphs {
     // Builtin operator codes and option union tags of TFLite's schema.fbs.
     static let add: Int32 = 0, conv2D: Int32 = 3, mul: Int32 = 18, relu: Int32 = 19, pad: Int32 = 34, transpose: Int32 = 39
-    static let mean: Int32 = 40, prelu: Int32 = 54, neg: Int32 = 59, rsqrt: Int32 = 76, squaredDifference: Int32 = 99
+    static let tanh: Int32 = 28, mean: Int32 = 40, prelu: Int32 = 54, neg: Int32 = 59, rsqrt: Int32 = 76, squaredDifference: Int32 = 99
     static let conv2DOptions: UInt8 = 1, addOptions: UInt8 = 11, mulOptions: UInt8 = 21, reducerOptions: UInt8 = 27
 
     /// A VALID (or SAME) convolution of stride 1 with `activation` (a FusedActivation raw value).
@@ -41,8 +41,8 @@ enum PlanTestGraphs {
     }
 
     /// The bits of output 0 after one invoke on `inputs`, each input filled with ``values(_:seed:)``.
-    static func outputBits(_ builder: TFLiteBuilder) throws -> [UInt32] {
-        let interpreter = try Interpreter(plan: ExecutionPlan(model: model(builder)), threads: 1)
+    static func outputBits(_ builder: TFLiteBuilder, threads: Int = 1, kernels: KernelConfig = .compiled) throws -> [UInt32] {
+        let interpreter = try Interpreter(plan: ExecutionPlan(model: model(builder), kernels: kernels), threads: threads)
         for (index, input) in interpreter.inputs.enumerated() {
             try interpreter.setInput(index, floats: values(input.elementCount, seed: index))
         }
