@@ -63,31 +63,47 @@ struct ConcatenationKernel: Kernel {
         }
     }
 
+    /// The outer rows over threads, each input's slice of a row copied (``StridedRuns``: an int8 U-Net's 16-byte
+    /// slices went through a memcpy each) or mapped through its rescaling table.
     func run(_ memory: TensorMemory) {
-        let destination = memory.raw(output)
         let rowBytes = chunks.reduce(0, +) * elementBytes
-        var column = 0
-        for (index, (tensor, chunk)) in zip(inputs, chunks).enumerated() {
-            let source = memory.raw(tensor)
-            if rescaling[index] == nil {
-                for o in 0..<outer {
-                    (destination + o * rowBytes + column).copyMemory(from: source + o * chunk * elementBytes, byteCount: chunk * elementBytes)
-                }
-            }
-            column += chunk * elementBytes
+        // A float CONCATENATION's fused activation runs over the whole output after the copies, as before.
+        if activation == .none {
+            memory.parallel.forEach(outer, minimumPerThread: max(1, KernelConfig.elementwiseMinimumPerThread / max(rowBytes, 1)),
+                                    Rows(kernel: self, memory: memory, rowBytes: rowBytes))
+        } else {
+            Rows(kernel: self, memory: memory, rowBytes: rowBytes).run(0..<outer)
+            activation.apply(memory.floats(output), count: outer * rowBytes / 4)
         }
-        for (index, tensor) in inputs.enumerated() {
-            guard let table = rescaling[index] else { continue }
-            let source = memory.raw(tensor).assumingMemoryBound(to: UInt8.self)
-            let target = destination.assumingMemoryBound(to: UInt8.self) + chunks[..<index].reduce(0, +)
-            let chunk = chunks[index]
-            table.withUnsafeBufferPointer { table in
-                for o in 0..<outer {
-                    for j in 0..<chunk { target[o * rowBytes + j] = table[Int(source[o * chunk + j])] }
+    }
+
+    private struct Rows: ParallelLoop {
+        let kernel: ConcatenationKernel
+        let memory: TensorMemory
+        let rowBytes: Int
+
+        func run(_ rows: Range<Int>) {
+            guard !rows.isEmpty else { return }
+            let k = kernel, destination = memory.raw(k.output) + rows.lowerBound * rowBytes
+            var column = 0
+            for (index, (tensor, chunk)) in zip(k.inputs, k.chunks).enumerated() {
+                let chunkBytes = chunk * k.elementBytes
+                let source = UnsafeRawPointer(memory.raw(tensor)) + rows.lowerBound * chunkBytes
+                if let table = k.rescaling[index] {
+                    let from = source.assumingMemoryBound(to: UInt8.self)
+                    let to = (destination + column).assumingMemoryBound(to: UInt8.self)
+                    table.withUnsafeBufferPointer { table in
+                        for o in 0..<rows.count {
+                            for j in 0..<chunk { to[o &* rowBytes &+ j] = table[Int(from[o &* chunk &+ j])] }
+                        }
+                    }
+                } else {
+                    StridedRuns.copy(count: rows.count, runBytes: chunkBytes, from: source, sourceStride: chunkBytes,
+                                     to: destination + column, destinationStride: rowBytes)
                 }
+                column += chunkBytes
             }
         }
-        if activation != .none { activation.apply(memory.floats(output), count: outer * rowBytes / 4) }
     }
 }
 

@@ -39,7 +39,7 @@ struct DepthToSpaceKernel: Kernel {
 
     /// Output rows over threads. For one output row (n, h·b + dy), each input pixel (n, h, w) gives one contiguous run
     /// of b output pixels: its channels dy·b·C ..< (dy + 1)·b·C, as they lie. A memcpy per output pixel (12 bytes in
-    /// ESPCN's three-channel float output) cost 7 × LiteRT's time there; each run is copied in vector chunks instead.
+    /// ESPCN's three-channel float output) cost 7 × LiteRT's time there (``StridedRuns``).
     func run(_ memory: TensorMemory) {
         memory.parallel.forEach(batch * height * block, minimumPerThread: KernelConfig.paddedRowsMinimumPerThread,
                                 Rows(kernel: self, source: UnsafeRawPointer(memory.raw(input)), destination: memory.raw(output)))
@@ -59,37 +59,8 @@ struct DepthToSpaceKernel: Kernel {
         for row in rows {
             // row = (n·H + h)·b + dy: the input row n·H + h, the run's offset dy·b·C in its pixels.
             let inputRow = row / block, dy = row % block
-            let s = source + inputRow * width * inputPixelBytes + dy * runBytes
-            let d = destination + row * outputRowBytes
-            switch runBytes {
-            case 16...: copyRuns(SIMD16<UInt8>.self, s, d, runBytes, inputPixelBytes)
-            case 8...: copyRuns(UInt64.self, s, d, runBytes, inputPixelBytes)
-            case 4...: copyRuns(UInt32.self, s, d, runBytes, inputPixelBytes)
-            default: copyRuns(UInt8.self, s, d, runBytes, inputPixelBytes)
-            }
-        }
-    }
-
-    /// `width` runs of `runBytes` bytes (at least one `Chunk`), `stride` bytes apart in the input, back to back in the
-    /// output: whole chunks, then one more chunk ending at the run's end, overlapping the last whole one rather than
-    /// copying a remainder byte by byte (ESPCN's runs are 36 bytes). Every store stays inside its own run, so threads
-    /// writing neighbouring rows never touch each other's bytes.
-    @inline(__always)
-    private func copyRuns<Chunk: BitwiseCopyable>(_: Chunk.Type, _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer,
-                                                  _ runBytes: Int, _ stride: Int) {
-        let size = MemoryLayout<Chunk>.size, whole = runBytes / size * size, tail = runBytes - size
-        var d = destination
-        for w in 0..<width {
-            let s = source + w * stride
-            var k = 0
-            while k < whole {
-                d.storeBytes(of: s.loadUnaligned(fromByteOffset: k, as: Chunk.self), toByteOffset: k, as: Chunk.self)
-                k += size
-            }
-            if whole < runBytes {
-                d.storeBytes(of: s.loadUnaligned(fromByteOffset: tail, as: Chunk.self), toByteOffset: tail, as: Chunk.self)
-            }
-            d += runBytes
+            StridedRuns.copy(count: width, runBytes: runBytes, from: source + inputRow * width * inputPixelBytes + dy * runBytes,
+                             sourceStride: inputPixelBytes, to: destination + row * outputRowBytes, destinationStride: runBytes)
         }
     }
 }
