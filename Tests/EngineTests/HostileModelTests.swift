@@ -357,4 +357,22 @@ final class HostileModelTests: XCTestCase {
                                                optionsType: Self.depthToSpaceOptions, options: [0: .int32(1 << 16)])),
                            mentions: "block 65536")
     }
+
+    /// MEAN over axis 0 of a scalar read the size of the scalar's dimension 0, which it has not: an index out of range
+    /// that trapped the plan (found by the model-plan fuzz harness). A scalar's mean over its one value is that value;
+    /// axis −1 (−1 + rank 0) stays a typed error.
+    func testAReductionOfAScalarDoesNotTrap() throws {
+        func scalarMean(axis: Int32) -> TFLiteBuilder {
+            var b = TFLiteBuilder()
+            let x = b.tensor("x", .float32, []), y = b.tensor("y", .float32, [])
+            b.op(Self.mean, inputs: [x, b.constant("axes", int32s: [axis])], outputs: [y], optionsType: Self.reducerOptions, options: [:])
+            (b.inputs, b.outputs) = ([x], [y])
+            return b
+        }
+        let interpreter = try Interpreter(model: try model(scalarMean(axis: 0)), threads: 1)
+        try interpreter.setInput(0, floats: [2.5])
+        interpreter.invoke()
+        XCTAssertEqual(try interpreter.outputFloats(0), [2.5])
+        assertInvalidGraph(try planError(scalarMean(axis: -1)), mentions: "axis -1 for rank 0")
+    }
 }
