@@ -136,13 +136,13 @@ struct QuantizedConv2DKernel: Kernel {
         }
     }
 
-    /// Output pixels gathered and multiplied a chunk at a time (``chunkRows``), each chunk's patches in the band's own
-    /// part of the scratch.
+    /// Output pixels gathered and multiplied a chunk at a time (``forEachChunk(of:depth:elementBytes:_:)``), each
+    /// chunk's patches at the start of the band's own part of the scratch.
     private func band<Element: QuantizedElement>(_ pixels: Range<Int>, _ source: UnsafePointer<Element>,
                                                  _ destination: UnsafeMutablePointer<Element>, _ scratch: UnsafeMutablePointer<Int16>,
                                                  _ gemm: QuantizedGEMM) {
         let depth = gemm.depth, rows = scratch + pixels.lowerBound * depth
-        for chunk in Self.chunks(of: pixels, depth: depth, elementBytes: 2) {
+        Self.forEachChunk(of: pixels, depth: depth, elementBytes: 2) { chunk in
             for p in chunk { gatherPatch(p, source, rows + (p - chunk.lowerBound) * depth, depth: depth) }
             gemm.run(a: rows, lda: depth, rows: 0..<chunk.count, c: destination + chunk.lowerBound * gemm.columns, ldc: gemm.columns,
                      requantization: requantization)
@@ -150,13 +150,18 @@ struct QuantizedConv2DKernel: Kernel {
     }
 
     /// A band's pixels in chunks whose im2col rows take about 64 KB, a multiple of 24 rows (the tiles' heights: 4 and
-    /// 8 for int16 pairs, 12 and 4 for byte quads):
-    /// the whole band's rows at once (256² pixels × 3 × 3 × 16 channels: 9.4 MB of int16 per thread in an int8 U-Net)
-    /// were written out to memory and read back by the GEMM, where a chunk's stay in L2 between the two. Every sum is
-    /// exact, so how rows are grouped changes no byte.
-    static func chunks(of pixels: Range<Int>, depth: Int, elementBytes: Int) -> some Sequence<Range<Int>> {
+    /// 8 for int16 pairs, 12 and 4 for byte quads). The whole band's rows at once (256² pixels × 3 × 3 × 16 channels:
+    /// 9.4 MB of int16 per thread in an int8 U-Net) went out to memory and back between the gathering and the GEMM;
+    /// a chunk's stay in L2. Every sum is exact, so how rows are grouped changes no byte.
+    @inline(__always)
+    fileprivate static func forEachChunk(of pixels: Range<Int>, depth: Int, elementBytes: Int, _ body: (Range<Int>) -> Void) {
         let size = max(24, (64 << 10) / max(1, depth * elementBytes) / 24 * 24)
-        return stride(from: pixels.lowerBound, to: pixels.upperBound, by: size).lazy.map { $0..<min($0 + size, pixels.upperBound) }
+        var start = pixels.lowerBound
+        while start < pixels.upperBound {
+            let end = min(start + size, pixels.upperBound)
+            body(start..<end)
+            start = end
+        }
     }
 
     /// `count` inputs less the zero point, eight at a time (the stem's rows of 3 × 3 RGB values are too short for the
@@ -220,7 +225,7 @@ extension QuantizedConv2DKernel {
         let rows = scratch.assumingMemoryBound(to: UInt8.self) + pixels.lowerBound * depth
         let sums = (scratch + QuantizedMatrixMultiply.rowSumOffset(y.output * x.output * depth)).assumingMemoryBound(to: Int32.self)
             + pixels.lowerBound
-        for chunk in Self.chunks(of: pixels, depth: depth, elementBytes: 1) {
+        Self.forEachChunk(of: pixels, depth: depth, elementBytes: 1) { chunk in
             dotChunk(chunk, bytes, destination, rows, sums, dot)
         }
     }
