@@ -24,8 +24,8 @@ struct ReduceKernel: Kernel {
         for axis in try context.constantIntegers(1) {
             let normalized = axis < 0 ? axis + rank : axis
             guard normalized >= 0, normalized < max(rank, 1) else { throw context.fail("axis \(axis) for rank \(rank)") }
-            // A scalar's axis 0 (or −1) reduces one value: nothing to mark (its shape has no dimension 0 to read; the
-            // model-plan fuzz harness found the trap).
+            // A scalar's axis 0 reduces its one value: nothing to mark (its shape has no dimension 0 to read; the
+            // model-plan fuzz harness found the trap). Its axis −1 is −1 after normalizing, refused above.
             if rank > 0 { reduced.insert(normalized) }
         }
         var strides = Array(repeating: 0, count: rank)
