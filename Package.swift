@@ -172,20 +172,21 @@ let package = Package(
             dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat"],
             path: "Sources/MLKit", swiftSettings: optimizedSuite),
 
-        // The results' reference JSON (the CLI's --json/--jsonl and the service's answers), beside Tooling: the
-        // surfaces' own, never the library's.
-        .target(name: "VisionTasksResultJSON", dependencies: ["VisionTasks"], path: "Sources/ResultJSON"),
+        // The task registry (every task of both task modules, as the surfaces take them) and the results' reference
+        // JSON (the CLI's --json/--jsonl and the service's answers), above ML Kit: the surfaces' own, never the library's.
+        .target(name: "VisionTasksResultJSON", dependencies: ["VisionTasks", "VisionTasksMLKit"], path: "Sources/ResultJSON"),
 
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksMLKit",
+                "VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks",
                 "VisionTasksTooling", "VisionTasksResultJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/VisionTasksCLI"),
         .executableTarget(
             name: "bench",
-            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling", "CVisionTasksBLAS"],
+            dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging", "VisionTasks", "VisionTasksTooling",
+                           "VisionTasksResultJSON", "CVisionTasksBLAS"],
             path: "Benchmarks/bench"),
 
         // The guides' Swift snippets (../shared/seeds, and MediaPipe's published iOS guides of the later tasks) with only
@@ -219,7 +220,7 @@ let package = Package(
         .executableTarget(name: "format-fuzz", dependencies: ["VisionTasksModelFormat", "VisionTasksModelMutation"], path: "Tests/Fuzz/format-fuzz"),
 
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests", swiftSettings: optimizedSuite),
-        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests", swiftSettings: optimizedSuite),
+        .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksMLKit", "VisionTasksResultJSON", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests", swiftSettings: optimizedSuite),
         .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation"], path: "Tests/ImagingTests", swiftSettings: optimizedSuite),
         .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests", swiftSettings: optimizedSuite),
         .testTarget(

@@ -147,7 +147,7 @@ enum LandmarkerBenchmark {
         let oneThread: (any BenchedPipeline)? = a.mode != "live" && threads != 1 ? try make(task, oneThreadArguments, runningMode: runningMode, sink: LiveSink()).0 : nil
         print("\(task.name): \(a.model), \(a.mode) mode, \(frames.count) frames of \(first.width)×\(first.height), \(described), ours at \(threads) thread\(threads == 1 ? "" : "s")\(a.threads == nil ? " (every core, the default)" : "")\(oneThread == nil ? "" : " and at 1 thread")")
         if tracksInImageMode {
-            print("MediaPipe's \(task.registered.mediapipeClass) carries its last region from one image-mode call to the next, so on this repeated photo it detects once and tracks: ours runs video mode on the same frames to do the same work (ours' image mode detects in every photo)")
+            print("MediaPipe's \(task.registered.mediapipeClass ?? "") carries its last region from one image-mode call to the next, so on this repeated photo it detects once and tracks: ours runs video mode on the same frames to do the same work (ours' image mode detects in every photo)")
         }
 
         // MediaPipe on the same frames, in its own process; the sides take turns (a batch each).
@@ -155,7 +155,7 @@ enum LandmarkerBenchmark {
         let mediapipe = FileManager.default.isExecutableFile(atPath: venv)
             ? ServedScript(pythons: [venv], script: "tools/mediapipe_landmarker_time.py",
                            arguments: [task.registered.bench.script.map { $0 + (a.segmentationMasks ? "-masks" : "") }
-                                           ?? "registered:\(task.registered.mediapipeClass):\(task.registered.mediapipeMethod)", a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
+                                           ?? "registered:\(task.registered.mediapipeClass ?? ""):\(task.registered.mediapipeMethod)", a.model, a.mode, a.mode == "image" ? a.image : a.video, "\(frames.count)"])
             : nil
         // The version the script imported, as it says; the one asked for if it says none.
         let theirName = "MediaPipe \(mediapipe.map { $0.readyDetails.isEmpty ? a.mediapipe : $0.readyDetails } ?? a.mediapipe)"

@@ -33,6 +33,12 @@ final class ObjectDetectionPipeline: FramePipeline {
         tracker = configuration.mode == .stream ? ObjectTracker() : nil
     }
 
+    /// Why the models did not load, if they did not.
+    var loadFailure: ObjectDetectionError? {
+        guard case let .failure(error) = models else { return nil }
+        return error
+    }
+
     /// Never throws: ML Kit's errors are the result's. The timestamp is not used (ML Kit's frames have none).
     func process(_ image: MPImage, timestampMilliseconds: Int?) -> Result {
         Swift.Result { () throws(ObjectDetectionError) -> [Object] in try detect(image) }

@@ -12,6 +12,9 @@ internal import VisionTasks
 public final class ObjectDetector: Sendable {
     private let mode: ObjectDetectorMode
     private let runner: TaskRunner<ObjectDetectionPipeline>
+    /// Why the models did not load, if they did not: every call's error (ML Kit's factory does not fail), which the
+    /// surfaces' session reports when it opens the detector instead.
+    let loadFailure: ObjectDetectionError?
 
     /// A detector for `options`, as they are now (ML Kit's factory does not fail: a model that cannot be loaded makes
     /// every call fail with ``ObjectDetectionError/modelUnavailable(_:)`` instead).
@@ -19,9 +22,11 @@ public final class ObjectDetector: Sendable {
         ObjectDetector(ObjectDetectorConfiguration(options))
     }
 
-    private init(_ configuration: ObjectDetectorConfiguration) {
+    init(_ configuration: ObjectDetectorConfiguration) {
         mode = configuration.mode
-        runner = TaskRunner(ObjectDetectionPipeline(configuration), runningMode: mode == .stream ? .liveStream : .image,
+        let pipeline = ObjectDetectionPipeline(configuration)
+        loadFailure = pipeline.loadFailure
+        runner = TaskRunner(pipeline, runningMode: mode == .stream ? .liveStream : .image,
                             label: "mlkit.object-detector", liveStreamAdmission: .dropIncoming)
     }
 

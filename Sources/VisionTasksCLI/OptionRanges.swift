@@ -16,8 +16,6 @@ enum OptionRange {
     /// `--fps` of frame images. Above 1000 fps consecutive frames would share a millisecond timestamp; below one
     /// frame in 1000 s the timestamps leave any clip's scale (and, far below, `Int`).
     static let framesPerSecond = 0.001...1000.0
-    /// `odt --max-labels`: ML Kit's classifier keeps at most this many labels per object anyway.
-    static let labels = 1...1000
 
     static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, option: String) throws {
         guard range.contains(value) else {

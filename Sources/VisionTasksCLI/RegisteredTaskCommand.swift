@@ -113,9 +113,11 @@ struct RegisteredTaskCommand: ParsableCommand {
 
     /// The task's options for `--help`.
     static func optionsHelp(_ task: TaskDescription) -> String {
-        var lines = ["\(task.title) options (MediaPipe's names in kebab case):"]
+        let owner = task.catalog == .mlKit ? "ML Kit" : "MediaPipe"
+        var lines = ["\(task.title) options (\(owner)'s names in kebab case, or in brackets where the flag is shorter):"]
         for option in task.options(on: .commandLine) {
-            let usage = option.kind == .flag ? "\(option.flag) / --no-\(option.flag.dropFirst(2))" : "\(option.flag) <\(option.kindDescription)>"
+            var usage = option.kind == .flag ? "\(option.flag) / --no-\(option.flag.dropFirst(2))" : "\(option.flag) <\(option.kindDescription)>"
+            if option.flag != "--" + TaskOptionDescription.kebab(option.name) { usage += "  [\(option.name)]" }
             lines.append("  \(usage)\n        \(option.help) (default: \(option.commandLineDefault ?? option.defaultValue))")
         }
         lines.append("Models: \(task.modelNames.joined(separator: ", ")). Running modes: \(task.runningModes.map { "\($0)" }.joined(separator: ", ")).")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VisionTasks
 import VisionTasksModelFormat
+import VisionTasksResultJSON
 
 @main
 struct VisionTasks: ParsableCommand {
@@ -11,7 +12,7 @@ struct VisionTasks: ParsableCommand {
         discussion: "The tasks (`vision-tasks TASK --help` for each):\n"
             + TaskRegistry.tasks.map { "  \($0.name)  \($0.summary)" }.joined(separator: "\n")
             + "\n\nThis build: \(KernelTierStatus.current).",
-        subcommands: [ModelCommand.self, ImageCommand.self, ObjectTrackingCommand.self, WorkerCommand.self])
+        subcommands: [ModelCommand.self, ImageCommand.self, WorkerCommand.self])
 
     /// A registered task's name goes to its command (``RegisteredTaskCommand``), as does `help TASK`; anything else to
     /// ArgumentParser.

@@ -3,6 +3,7 @@ import Foundation
 import VisionTasksImaging
 import VisionTasksTooling
 import VisionTasks
+import VisionTasksResultJSON
 
 /// `vision-tasks worker`: a long-lived process answering JSON-line requests on standard input, one per line, with
 /// JSON lines on standard output — for batch jobs (Ray, Spark, a shell loop) that would otherwise start the CLI and
@@ -69,15 +70,8 @@ struct WorkerCommand: ParsableCommand {
     }
 }
 
-/// What a loaded task does for the worker: one frame in, the CLI's `--jsonl` entry for it out.
-protocol FrameSession: AnyObject {
-    func entry(for image: MPImage, label: String, timestamp: Int?) throws -> [String: Any]
-    /// Video mode: the next frame is a new clip's first (tracking, smoothing and timestamps start over).
-    func startClip() throws
-}
-
 /// A registered task (``TaskRegistry``), loaded once, answering as `vision-tasks TASK` writes.
-final class RegisteredFrameSession: FrameSession {
+final class RegisteredFrameSession {
     private let session: any TaskSession
 
     init(_ task: TaskDescription, values: [String: TaskOptionValue], model: String, threads: Int, mode: RunningMode) throws {
@@ -87,6 +81,7 @@ final class RegisteredFrameSession: FrameSession {
         } catch { throw WorkerFailure(.modelError, "\(model): \(error)") }
     }
 
+    /// Video mode: the next frame is a new clip's first (tracking, smoothing and timestamps start over).
     func startClip() throws {
         do { try session.startNewVideo() } catch { throw WorkerFailure(.processingError, "\(error)") }
     }
@@ -103,12 +98,9 @@ final class RegisteredFrameSession: FrameSession {
 
 /// A request's task as configured by the CLI's parser: how to load it and how to read its input.
 struct SessionPlan {
-    let load: (RunningMode) throws -> FrameSession
+    let load: (RunningMode) throws -> RegisteredFrameSession
     let orientation: OrientationOptions
     let maxFrames: Int
-    /// Whether a loaded task may be kept for later requests in a mode: MediaPipe's tasks start each clip afresh
-    /// (``FrameSession/startClip()``); ML Kit's detector cannot, and tracks objects across images in stream mode.
-    let reusable: (RunningMode) -> Bool
 }
 
 /// The worker's state: the kept tasks and the answering of one request at a time.
@@ -117,7 +109,7 @@ final class Worker {
     private let cacheSize: Int
     private let writer: LineWriter
     /// Tasks by (task, model, options, running mode), least recently used first.
-    private var cache: [(key: String, session: FrameSession)] = []
+    private var cache: [(key: String, session: RegisteredFrameSession)] = []
 
     init(threads: Int, cacheSize: Int, writer: LineWriter) {
         self.threads = threads
@@ -172,7 +164,7 @@ final class Worker {
     /// A clip's frames in order: those before the pre-roll decoded and skipped, the pre-roll's run and not written,
     /// `startMs` up to `endMs` run and written. One frame is held at a time (the decoder reads ffmpeg's output frame
     /// by frame), and the decode stops at `endMs`.
-    private func runVideo(_ request: WorkerRequest, _ plan: SessionPlan, _ session: FrameSession) throws -> Int {
+    private func runVideo(_ request: WorkerRequest, _ plan: SessionPlan, _ session: RegisteredFrameSession) throws -> Int {
         let decoder: VideoDecoder
         do { decoder = try plan.orientation.video(request.input) } catch {
             throw WorkerFailure(.inputError, "\(error)")
@@ -198,9 +190,9 @@ final class Worker {
         do { return try orientation.image(contentsOfFile: path) } catch { throw WorkerFailure(.inputError, "\(error)") }
     }
 
-    /// A kept task for the request, or a newly loaded one (kept when it can be reused).
-    private func session(_ request: WorkerRequest, _ plan: SessionPlan, mode: RunningMode) throws -> FrameSession {
-        guard plan.reusable(mode) else { return try plan.load(mode) }
+    /// A kept task for the request, or a newly loaded one (kept): image mode carries nothing from one image to the
+    /// next, and video mode starts each clip afresh (``RegisteredFrameSession/startClip()``).
+    private func session(_ request: WorkerRequest, _ plan: SessionPlan, mode: RunningMode) throws -> RegisteredFrameSession {
         let model = URL(fileURLWithPath: request.model).standardizedFileURL.path
         let key = ([request.task.name, "\(mode)", model] + request.arguments).joined(separator: "\u{0}")
         if let found = cache.firstIndex(where: { $0.key == key }) {
@@ -219,26 +211,17 @@ final class Worker {
         let model = request.model, threads = self.threads
         // The model and input stand in the positions the commands expect; `--` keeps a path starting with '-' a path.
         let arguments = request.arguments + ["--", model, request.input]
-        func parse<Command: ParsableCommand>(_: Command.Type) throws -> Command {
-            do { return try Command.parse(arguments) } catch {
-                throw WorkerFailure(.badOptions, Command.message(for: error))
-            }
+        // The command's own split and parser: the same names, ranges and messages as `vision-tasks TASK`.
+        let task = request.task.task
+        let values: [String: TaskOptionValue], common: TaskCommandOptions
+        do {
+            let split = try RegisteredTaskCommand.split(arguments, for: task)
+            values = split.values
+            common = try TaskCommandOptions.parse(split.rest)
+        } catch {
+            throw WorkerFailure(.badOptions, RegisteredTaskCommand.message(for: error))
         }
-        switch request.task {
-        case .odt:
-            return try TrackingSession.plan(parse(ObjectTrackingCommand.self), threads: threads)
-        case let .registered(task):
-            // The command's own split and parser: the same names, ranges and messages as `vision-tasks TASK`.
-            let values: [String: TaskOptionValue], common: TaskCommandOptions
-            do {
-                let split = try RegisteredTaskCommand.split(arguments, for: task)
-                values = split.values
-                common = try TaskCommandOptions.parse(split.rest)
-            } catch {
-                throw WorkerFailure(.badOptions, RegisteredTaskCommand.message(for: error))
-            }
-            return SessionPlan(load: { mode in try RegisteredFrameSession(task, values: values, model: model, threads: threads, mode: mode) },
-                               orientation: common.orientation, maxFrames: common.maxFrames, reusable: { _ in true })
-        }
+        return SessionPlan(load: { mode in try RegisteredFrameSession(task, values: values, model: model, threads: threads, mode: mode) },
+                           orientation: common.orientation, maxFrames: common.maxFrames)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasks
+import VisionTasksResultJSON
 
 // The line protocol of `vision-tasks worker` (WorkerCommand.swift): how request lines are read and parsed, and how
 // answer lines are written. Everything here refuses bad input with a `WorkerFailure` (one error line) and never ends
@@ -162,45 +163,28 @@ enum JSONValue {
     }
 }
 
-/// The tasks a worker runs: the CLI's task commands, by their names — every registered task (``TaskRegistry``), and
-/// ML Kit's `odt`, whose command is written by hand (module MLKit is above the registry, and its API is not a
-/// ``VisionTask``).
-enum WorkerTask {
-    case odt
-    case registered(TaskDescription)
+/// The tasks a worker runs: the CLI's task commands, by their names — every registered task (``TaskRegistry``).
+struct WorkerTask {
+    let task: TaskDescription
 
     init?(name: String) {
-        if let task = TaskRegistry.task(named: name) {
-            self = .registered(task)
-        } else if name == "odt" {
-            self = .odt
-        } else {
-            return nil
-        }
+        guard let task = TaskRegistry.task(named: name) else { return nil }
+        self.task = task
     }
 
-    var name: String {
-        switch self {
-        case .odt: return "odt"
-        case let .registered(task): return task.name
-        }
-    }
+    var name: String { task.name }
 
-    static var names: [String] { TaskRegistry.tasks.map(\.name) + ["odt"] }
+    static var names: [String] { TaskRegistry.tasks.map(\.name) }
 
     /// The CLI's options each task takes in a request's `options`, by the camelCase form of their long names
     /// (`numPoses` for `--num-poses`: a registered task's MediaPipe names unless its description spells them otherwise). Outputs (`--json`, `--draw`),
     /// running modes and `--threads` are the worker's.
     var optionNames: [String] {
-        let input = ["rotationDegrees", "orientation", "noExif", "maxFrames"]
-        switch self {
-        case .odt: return ["classifier", "labels", "mode", "multiple", "maxLabels", "threshold", "classify"] + input
-        case let .registered(task): return task.options(on: .commandLine).map(\.workerName) + input
-        }
+        task.options(on: .commandLine).map(\.workerName) + ["rotationDegrees", "orientation", "noExif", "maxFrames"]
     }
 
     /// Flags that exist only in their positive form: `false` means leaving them out.
-    private static let plainFlags: Set<String> = ["noExif", "multiple", "classify"]
+    private static let plainFlags: Set<String> = ["noExif"]
 
     /// A request's options as the CLI's arguments, for the CLI's own parser to check (its ranges, its messages).
     func arguments(_ options: [String: Any]) throws -> [String] {

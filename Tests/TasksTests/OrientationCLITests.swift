@@ -29,10 +29,10 @@ final class OrientationCLITests: XCTestCase {
         return path.path
     }
 
-    /// The `--json` document's results (`odt` has no `--quiet`).
+    /// The `--json` document's results.
     private func results(_ arguments: [String]) throws -> [[String: Any]] {
         let json = directory.appendingPathComponent("out-\(UUID()).json").path
-        let outcome = try ChildProcess.run(binary, arguments + ["--json", json] + (arguments.first == "odt" ? [] : ["--quiet"]))
+        let outcome = try ChildProcess.run(binary, arguments + ["--json", json, "--quiet"])
         XCTAssertEqual(outcome.status, 0, "\(arguments): \(outcome.stderr)")
         let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         return try XCTUnwrap(document["results"] as? [[String: Any]])

@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasks
+import VisionTasksResultJSON
 import VisionTasksTestSupport
 import XCTest
 
@@ -29,7 +30,7 @@ final class RegisteredTaskCLITests: XCTestCase {
                 case let .integer(range): outside = range.upperBound == .max ? nil : "\(range.upperBound + 1)"
                 case let .number(range): outside = range.upperBound == .greatestFiniteMagnitude ? nil : "\(range.upperBound + 1)"
                 case .flag, .choice: outside = "maybe"
-                case .names: outside = nil
+                case .names, .path: outside = nil
                 }
                 guard let outside else { continue }
                 let refused = try ChildProcess.run(binary, [task.name, "/nonexistent.tflite", "/nonexistent.jpg", option.flag + "=" + outside])

@@ -168,7 +168,8 @@ final class WorkerCLITests: XCTestCase {
 
     /// A worker keeps one video task per (task, model, options) and starts every clip on it as a new task would:
     /// clip after clip, and the first clip again, each gives the CLI's lines for that clip alone (its own process,
-    /// its own task). Pose (numPoses 1, smoothed), face (one face, smoothed) and hand (two hands) tracking.
+    /// its own task). Pose (numPoses 1, smoothed), face (one face, smoothed), hand (two hands) and ML Kit's object
+    /// tracking.
     func testKeptVideoTasksStartEachClipAfresh() throws {
         let juggle = clip, outdoor = Repository.shared.appendingPathComponent("videos/outdoor_person_dog_sam2.mp4").path
         let face = Repository.shared.appendingPathComponent("videos/face_head_turning.mp4").path
@@ -181,6 +182,9 @@ final class WorkerCLITests: XCTestCase {
             ("face", faceModel, face, ["numFaces": 1, "blendshapes": false], ["--num-faces", "1", "--no-blendshapes"]),
             ("hand", Repository.modelPath("hand_landmarker.task"), hands, [:], []),
             ("hand", Repository.modelPath("hand_landmarker.task"), hands, [:], []),
+            // ML Kit's detector cannot start over: the worker's kept task makes a new one for each clip.
+            ("odt", Repository.modelPath("ssd_mobilenet_v1.tflite"), outdoor, ["multiple": true, "classify": true], ["--multiple", "--classify"]),
+            ("odt", Repository.modelPath("ssd_mobilenet_v1.tflite"), outdoor, ["multiple": true, "classify": true], ["--multiple", "--classify"]),
         ]
         func frames(_ task: String) -> Int { 5 }
         let requests = try runs.enumerated().map { index, run in

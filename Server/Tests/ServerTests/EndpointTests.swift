@@ -113,6 +113,12 @@ final class EndpointTests: XCTestCase {
                             cli: ["--l2-normalize", "--quantize"], query: "l2Normalize=true&quantize=true")
         try assertSameAsCLI(task: "holistic-landmarker", model: "holistic_landmarker.task", image: "pose1.jpg",
                             cli: ["--min-hand-landmarks-confidence", "0.6"], query: "minHandLandmarksConfidence=0.6")
+        // ML Kit's detector, registered as MediaPipe's tasks are: its options under ML Kit's names. An image is ML Kit's
+        // single-image mode, so a pooled instance carries nothing from one request to the next.
+        for _ in 0..<2 {
+            try assertSameAsCLI(task: "odt", model: "ssd_mobilenet_v1.tflite", image: "obj_street_people.jpg", cli: ["--multiple", "--classify"],
+                                query: "shouldEnableMultipleObjects=true&shouldEnableClassification=true")
+        }
         let image = Paths.shared.appendingPathComponent("images/face_day13.jpg").path
         let refused = try server.post("/v1/face-detector?minDetectionConfidence=2", file: image, type: "image/jpeg")
         XCTAssertEqual(refused.status, 400, refused.text)
@@ -120,6 +126,10 @@ final class EndpointTests: XCTestCase {
         let unknown = try server.post("/v1/face-detector?numFaces=2", file: image, type: "image/jpeg")
         XCTAssertEqual(unknown.status, 400, unknown.text)
         XCTAssertTrue(unknown.text.contains("unknown parameter 'numFaces'"), unknown.text)
+        // The custom classifier is a file of the command line's: a request cannot name a file of the service's host.
+        let path = try server.post("/v1/odt?localModel=/etc/passwd", file: image, type: "image/jpeg")
+        XCTAssertEqual(path.status, 400, path.text)
+        XCTAssertTrue(path.text.contains("unknown parameter 'localModel'"), path.text)
     }
 
     /// openapi.yaml names every task of the service (the six and the registered ones) and every registered task's

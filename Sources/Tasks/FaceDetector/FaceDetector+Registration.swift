@@ -1,5 +1,5 @@
 extension FaceDetector {
-    /// The Face Detector as every surface takes it (``TaskRegistry``).
+    /// The Face Detector as every surface takes it (`TaskRegistry`).
     package static let registration = TaskDescription(
         name: "face-detector", title: "Face Detector",
         summary: "Detect faces (boxes, scores and six keypoints) with MediaPipe's BlazeFace short- or full-range model, as MediaPipe's Face Detector does.",

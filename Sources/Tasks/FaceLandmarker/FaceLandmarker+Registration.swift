@@ -1,7 +1,7 @@
 import Foundation
 
 extension FaceLandmarker {
-    /// The Face Landmarker as every surface takes it (``TaskRegistry``): `vision-tasks face`, the worker's and the
+    /// The Face Landmarker as every surface takes it (`TaskRegistry`): `vision-tasks face`, the worker's and the
     /// service's `face`, `bench face`.
     package static let registration = TaskDescription(
         name: "face", title: "Face Landmarker",

@@ -1,5 +1,5 @@
 extension GestureRecognizer {
-    /// The Gesture Recognizer as every surface takes it (``TaskRegistry``): `vision-tasks gesture`, the worker's and
+    /// The Gesture Recognizer as every surface takes it (`TaskRegistry`): `vision-tasks gesture`, the worker's and
     /// the service's `gesture`, `bench gesture`.
     package static let registration = TaskDescription(
         name: "gesture", title: "Gesture Recognizer",

@@ -1,5 +1,5 @@
 extension HandLandmarker {
-    /// The Hand Landmarker as every surface takes it (``TaskRegistry``): `vision-tasks hand`, the worker's and the
+    /// The Hand Landmarker as every surface takes it (`TaskRegistry`): `vision-tasks hand`, the worker's and the
     /// service's `hand`, `bench hand`.
     package static let registration = TaskDescription(
         name: "hand", title: "Hand Landmarker",

@@ -1,7 +1,7 @@
 import Foundation
 
 extension HolisticLandmarker {
-    /// The Holistic Landmarker as every surface takes it (``TaskRegistry``).
+    /// The Holistic Landmarker as every surface takes it (`TaskRegistry`).
     ///
     /// Its answer's JSON has MediaPipe's result fields: `poseLandmarks` and `poseWorldLandmarks` (33 each, with
     /// visibility and presence), `faceLandmarks` (478), `faceBlendshapes` (52 categories, when asked for),

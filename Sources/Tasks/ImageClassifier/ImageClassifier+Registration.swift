@@ -1,7 +1,7 @@
 import Foundation
 
 extension ImageClassifier {
-    /// The Image Classifier as every surface takes it (``TaskRegistry``): `vision-tasks classify`, the worker's and
+    /// The Image Classifier as every surface takes it (`TaskRegistry`): `vision-tasks classify`, the worker's and
     /// the service's `classify`, `bench classify`.
     package static let registration = TaskDescription(
         name: "classify", title: "Image Classifier",

@@ -1,7 +1,7 @@
 import Foundation
 
 extension ImageEmbedder {
-    /// The Image Embedder as every surface takes it (``TaskRegistry``). Its JSON is MediaPipe's result, field for field:
+    /// The Image Embedder as every surface takes it (`TaskRegistry`). Its JSON is MediaPipe's result, field for field:
     /// per head its index, name (null when the metadata names none) and the embedding as numbers — `floatEmbedding`, or
     /// `quantizedEmbedding` (signed bytes) with `quantize` — under the names of tools/mediapipe_embedder_goldens.py.
     package static let registration = TaskDescription(

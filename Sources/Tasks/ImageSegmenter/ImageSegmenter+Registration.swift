@@ -1,5 +1,5 @@
 extension ImageSegmenter {
-    /// The Image Segmenter as every surface takes it (``TaskRegistry``).
+    /// The Image Segmenter as every surface takes it (`TaskRegistry`).
     ///
     /// Its answer's JSON summarizes the masks rather than listing their pixels (a 1080p frame is two million values):
     /// `confidenceMasks` is one object per mask — `width`, `height`, `mean` (the mean confidence) and `above05` (the

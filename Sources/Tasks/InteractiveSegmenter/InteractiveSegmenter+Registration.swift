@@ -1,5 +1,5 @@
 extension InteractiveSegmenter {
-    /// The Interactive Segmenter as every surface takes it (``TaskRegistry``): image mode only, the region a keypoint
+    /// The Interactive Segmenter as every surface takes it (`TaskRegistry`): image mode only, the region a keypoint
     /// given by `keypointX` and `keypointY` (normalized to the image buffer; the centre by default), since a surface
     /// hands a task an image alone. The answer's JSON is the Image Segmenter's summary of the masks
     /// (``ImageSegmenter/registration``).

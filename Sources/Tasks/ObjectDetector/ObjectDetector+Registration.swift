@@ -1,7 +1,7 @@
 import Foundation
 
 extension ObjectDetector {
-    /// The Object Detector as every surface takes it (``TaskRegistry``): `vision-tasks object`, the worker's and the
+    /// The Object Detector as every surface takes it (`TaskRegistry`): `vision-tasks object`, the worker's and the
     /// service's `object`, `bench objects`.
     package static let registration = TaskDescription(
         name: "object", title: "Object Detector",

@@ -1,5 +1,5 @@
 extension PoseLandmarker {
-    /// The Pose Landmarker as every surface takes it (``TaskRegistry``): `vision-tasks pose`, the worker's and the
+    /// The Pose Landmarker as every surface takes it (`TaskRegistry`): `vision-tasks pose`, the worker's and the
     /// service's `pose`, `bench pose`.
     package static let registration = TaskDescription(
         name: "pose", title: "Pose Landmarker",

@@ -140,7 +140,7 @@ def main(argv=None):
     parser.add_argument("output")
     parser.add_argument("--engine", choices=["ray", "spark", "local"], default="local")
     parser.add_argument("--task", required=True, help="a task the binary's worker takes: every registered task (pose, face, "
-                        "hand, gesture, object, classify, face-detector, …; the worker's ready line lists them) and odt")
+                        "hand, gesture, object, classify, face-detector, …, odt; the worker's ready line lists them)")
     parser.add_argument("--model", required=True)
     parser.add_argument("--options", default="{}", help="the task's options as a JSON object, e.g. '{\"numPoses\": 1}'")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (local), actors (ray), local slots (spark)")

@@ -1,6 +1,7 @@
 /// A task as every surface takes it — the `vision-tasks` command and its worker, the HTTP service, `bench`, the
 /// Python integration's task list and the documentation's task table: written once, in the task's folder
-/// (`<Task>+Registration.swift`), and listed in ``TaskRegistry``. Adding a task adds no code to any surface.
+/// (`<Task>+Registration.swift`), and listed in `TaskRegistry` (module ResultJSON, above this one and ML Kit's). Adding
+/// a task adds no code to any surface.
 package struct TaskDescription: Sendable {
     /// The command, the worker's `task`, the service's route (`POST /v1/{name}`) and bench's job: `face-detector`.
     package let name: String
@@ -15,7 +16,9 @@ package struct TaskDescription: Sendable {
     /// The running modes the task has (the interactive segmenter has image mode only).
     package let runningModes: [RunningMode]
     /// MediaPipe's Python class and method for the same work (`FaceDetector`, `detect`): bench times it beside ours.
-    package let mediapipeClass: String
+    /// nil for ML Kit's detector, which has no MediaPipe counterpart (and ML Kit no runtime here): bench has no job
+    /// for it.
+    package let mediapipeClass: String?
     package let mediapipeMethod: String
     /// The photo (in `../shared/images`) and the clip (in `../shared/videos`) bench times the task on.
     package let benchImage: String
@@ -29,6 +32,11 @@ package struct TaskDescription: Sendable {
     package var documentation: (models: String, contents: String)?
     /// bench's job for the task.
     package var bench: TaskBench
+    /// The documentation catalog of the task's types: VisionTasks' (its row in the task table, its types in the
+    /// topics) or ML Kit's (an article of its own).
+    package var catalog: DocumentationCatalog = .visionTasks
+
+    package enum DocumentationCatalog: Sendable { case visionTasks, mlKit }
 
     /// A task of ours: `Task`'s options class is made from a ``TaskSetup`` through `options`' setters, and each
     /// result becomes a ``TaskAnswer`` through `answer`.
@@ -42,6 +50,16 @@ package struct TaskDescription: Sendable {
         bench = TaskBench(job: name, model: modelNames.first ?? "")
         let open = Self.opener(task, answer: answer)
         self.open = { setup in try open(setup, options) }
+    }
+
+    /// A task whose options are not a ``TaskOptions`` class (ML Kit's detector): `open` builds it from the setup,
+    /// reading the option values (``TaskOptionDescription/read(_:_:default:help:)``) itself. No bench job.
+    package init(name: String, title: String, summary: String, modelNames: [String], options: [TaskOptionDescription],
+                 runningModes: [RunningMode], open: @escaping @Sendable (TaskSetup) throws -> any TaskSession) {
+        self.name = name; self.title = title; self.summary = summary; self.modelNames = modelNames; self.options = options
+        self.runningModes = runningModes; self.open = open
+        mediapipeClass = nil; mediapipeMethod = ""; benchImage = ""; benchVideo = ""
+        bench = TaskBench(job: name, model: modelNames.first ?? "")
     }
 
     /// The Swift type's name: MediaPipe's title without spaces (`FaceDetector`).

@@ -16,6 +16,9 @@ package struct TaskOptionDescription: Sendable {
         case names
         /// One of these names.
         case choice([String])
+        /// A file's path (ML Kit's custom classifier): offered on the command line only, as a service that opened the
+        /// files a request names would read any file of its host.
+        case path
     }
 
     /// The surfaces that offer an option: the command line (with the worker, which speaks its options) and the service.
@@ -78,6 +81,12 @@ package struct TaskOptionDescription: Sendable {
         TaskOptionDescription(name: name, kind: .names, help: help, defaultValue: .names(Options()[keyPath: path])) { value, options in
             if case let .names(v) = value, let options = options as? Options { options[keyPath: path] = v }
         }
+    }
+
+    /// An option whose value the task's own opener reads from ``TaskSetup/values`` (a task whose options are not a
+    /// ``TaskOptions`` class: ML Kit's detector, whose `open` builds ML Kit's options from the values).
+    package static func read(_ name: String, _ kind: Kind, default defaultValue: TaskOptionValue, help: String) -> Self {
+        TaskOptionDescription(name: name, kind: kind, help: help, defaultValue: defaultValue) { _, _ in }
     }
 
     /// An option that is one of an enumeration's cases, by their raw names.
@@ -182,6 +191,9 @@ package struct TaskOptionDescription: Sendable {
         case let .choice(names):
             guard names.contains(text) else { throw TaskOptionError("\(label) must be one of \(names.joined(separator: ", ")) (got '\(text)')") }
             value = .name(text)
+        case .path:
+            guard !text.isEmpty else { throw TaskOptionError("\(label) must be a file's path (got an empty one)") }
+            value = .text(text)
         }
         if checksRange, let reason = refusal?(value) { throw TaskOptionError("\(label) \(reason)") }
         return value
@@ -197,6 +209,7 @@ package struct TaskOptionDescription: Sendable {
         case .flag: return "true or false"
         case .names: return "names"
         case let .choice(names): return names.joined(separator: ", ")
+        case .path: return "a file"
         }
     }
 }
@@ -206,6 +219,8 @@ package enum TaskOptionValue: Hashable, Sendable, CustomStringConvertible {
     case integer(Int), number(Float), flag(Bool), names([String])
     /// A ``TaskOptionDescription/Kind/choice(_:)``'s value.
     case name(String)
+    /// A ``TaskOptionDescription/Kind/path``'s value; empty as the default of an option not given (no file).
+    case text(String)
 
     package var description: String {
         switch self {
@@ -214,6 +229,7 @@ package enum TaskOptionValue: Hashable, Sendable, CustomStringConvertible {
         case let .flag(v): return "\(v)"
         case let .names(v): return v.joined(separator: ",")
         case let .name(v): return v
+        case let .text(v): return v.isEmpty ? "none" : v
         }
     }
 }

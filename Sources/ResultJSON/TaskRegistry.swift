@@ -1,19 +1,22 @@
-/// Every task the surfaces take from a ``TaskDescription``: one line per task. (ML Kit's `odt`, in module MLKit above
-/// this one, is the one task still wired into the command line and the worker by hand: its ML Kit API is not a
-/// ``VisionTask``.)
+import VisionTasks
+import VisionTasksMLKit
+
+/// Every task the surfaces take from a ``TaskDescription``: one line per task. It sits above both task modules, so that
+/// ML Kit's detector (module VisionTasksMLKit, above VisionTasks) is listed as MediaPipe's tasks are.
 package enum TaskRegistry {
     package static let tasks: [TaskDescription] = [
         PoseLandmarker.registration,
         FaceLandmarker.registration,
         HandLandmarker.registration,
         GestureRecognizer.registration,
-        ObjectDetector.registration,
+        VisionTasks.ObjectDetector.registration,
         ImageClassifier.registration,
         FaceDetector.registration,
         ImageSegmenter.registration,
         InteractiveSegmenter.registration,
         ImageEmbedder.registration,
         HolisticLandmarker.registration,
+        VisionTasksMLKit.ObjectDetector.registration,
     ]
 
     package static func task(named name: String) -> TaskDescription? {
