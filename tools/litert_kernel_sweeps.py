@@ -513,6 +513,10 @@ CONV_EXTRA = [
     ("input zp min, output zp max", (5, 7, 8, 19, 3, 3, 1, "VALID", 1, "NONE", True), "min", (None, "max"), "xnnpack",
      True),
     ("output zp min RELU6", (9, 9, 3, 16, 3, 3, 1, "SAME", 1, "RELU6", True), None, (None, "min"), "xnnpack", True),
+    # BlazeFace's stem (an RGB image into 24 channels, 5 × 5 stride 2, SAME): the direct stem kernel, its row ends
+    # (windows copied with zeros) and its top and bottom rows (im2col)
+    ("BlazeFace's stem", (18, 18, 3, 24, 5, 5, 2, "SAME", 1, "RELU", True), None, (None, None), "xnnpack", False),
+    ("RGB stem, odd width", (9, 13, 3, 16, 3, 3, 2, "SAME", 1, "RELU6", True), None, (None, None), "xnnpack", False),
 ]
 
 

@@ -177,11 +177,16 @@ struct Conv2DKernel: EpilogueFusable {
         func run(_ rows: Range<Int>) { kernel.stemRows(rows, stem, source, destination, addend, scratch) }
     }
 
-    /// Output rows of a stem convolution: whole windows through the direct kernel, the border pixels (and rows)
-    /// through im2col and the GEMM.
+    /// Output rows of a stem convolution: whole windows through the direct kernel, and the pixels at either end of
+    /// the row (whose windows leave the image, and the interior's last few) through the same kernel on windows copied
+    /// with zeros for the missing taps; rows whose windows leave the image at the top or bottom through im2col and the
+    /// GEMM, whole.
     private func stemRows(_ rows: Range<Int>, _ stem: StemConvolution, _ source: UnsafeMutablePointer<Float>,
                           _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) {
         let interior = x.interior, perStep = stem.pixelsPerStep, clamp = ActivationClamp(activation)
+        // The row's own im2col rows hold the copied windows and their outputs (a row of fewer pixels than that takes
+        // the GEMM, as the top and bottom rows do).
+        let copiedFits = x.output * patchSize >= perStep * (patchSize + outputChannels)
         for oy in rows {
             let first = oy * x.output, end = first + x.output
             guard y.validTaps(oy).count == y.filter, !interior.isEmpty else {
@@ -190,7 +195,6 @@ struct Conv2DKernel: EpilogueFusable {
             }
             let steps = interior.count / perStep
             let direct = first + interior.lowerBound..<first + interior.lowerBound + steps * perStep
-            if first < direct.lowerBound { band(first..<direct.lowerBound, source, destination, addend, scratch) }
             if steps > 0 {
                 let rowStep = x.input * inputChannels
                 let window = source + (oy * y.stride - y.padBefore) * rowStep + (interior.lowerBound * x.stride - x.padBefore) * inputChannels
@@ -198,7 +202,49 @@ struct Conv2DKernel: EpilogueFusable {
                          out: destination + direct.lowerBound * outputChannels, activation: clamp)
                 finish(direct, destination, addend)
             }
-            if direct.upperBound < end { band(direct.upperBound..<end, source, destination, addend, scratch) }
+            // One band per end cost a GEMM call with its fixed costs for one to five pixels, twice a row: on
+            // BlazeFace's 5 × 5 stem as much time as the whole interior.
+            func rowEnd(_ pixels: Range<Int>) {
+                guard !pixels.isEmpty else { return }
+                guard copiedFits else { return band(pixels, source, destination, addend, scratch) }
+                stemCopiedWindows(oy, columns: pixels.lowerBound - first..<pixels.upperBound - first, stem, source, destination,
+                                  scratch + first * patchSize, clamp)
+                finish(pixels, destination, addend)
+            }
+            rowEnd(first..<direct.lowerBound)
+            rowEnd(direct.upperBound..<end)
+        }
+    }
+
+    /// Output pixels `columns` of row `oy` through the stem's kernel, ``StemConvolution/pixelsPerStep`` at a time, on
+    /// their windows copied into `scratch` with zeros for the taps outside the image: the kernel multiplies and adds
+    /// tap by tap in the patch's order from the bias, as the GEMM's tile does over an im2col row, so every pixel gets
+    /// the bits it got there.
+    private func stemCopiedWindows(_ oy: Int, columns: Range<Int>, _ stem: StemConvolution, _ source: UnsafeMutablePointer<Float>,
+                                   _ destination: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>,
+                                   _ clamp: ActivationClamp) {
+        let perStep = stem.pixelsPerStep, run = x.filter * inputChannels, channels = inputChannels
+        // Laid as the kernel reads an image: filter row ky of pixel i at ky · perStep · run + i · run.
+        let rowStep = perStep * run
+        let windows = scratch, outputs = scratch + perStep * patchSize
+        let taps = y.validTaps(oy)
+        var column = columns.lowerBound
+        while column < columns.upperBound {
+            let count = min(perStep, columns.upperBound - column)
+            windows.update(repeating: 0, count: perStep * patchSize)
+            for i in 0..<count {
+                let ox = column + i
+                let tapColumns = x.validTaps(ox)
+                guard !tapColumns.isEmpty else { continue }
+                for ky in taps {
+                    let iy = oy * y.stride - y.padBefore + ky
+                    let from = source + (iy * x.input + ox * x.stride - x.padBefore + tapColumns.lowerBound) * channels
+                    (windows + ky * rowStep + i * run + tapColumns.lowerBound * channels).update(from: from, count: tapColumns.count * channels)
+                }
+            }
+            stem.run(steps: 1, window: windows, pixelStep: run, rowStep: rowStep, out: outputs, activation: clamp)
+            (destination + (oy * x.output + column) * outputChannels).update(from: outputs, count: count * outputChannels)
+            column += count
         }
     }
 
