@@ -222,7 +222,7 @@ let package = Package(
         .testTarget(name: "ModelFormatTests", dependencies: ["VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/ModelFormatTests", swiftSettings: optimizedSuite),
         .testTarget(name: "TasksTests", dependencies: ["VisionTasks", "VisionTasksMLKit", "VisionTasksResultJSON", "VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksModelMutation", "VisionTasksTestSupport"], path: "Tests/TasksTests", swiftSettings: optimizedSuite),
         .testTarget(name: "ImagingTests", dependencies: ["VisionTasksImaging", "VisionTasksModelFormat", "VisionTasksTooling", "CVisionTasksZlib", "VisionTasksTestSupport", "VisionTasksModelMutation"], path: "Tests/ImagingTests", swiftSettings: optimizedSuite),
-        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests", swiftSettings: optimizedSuite),
+        .testTarget(name: "EngineTests", dependencies: ["VisionTasksEngine", "VisionTasksEngineSIMD", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport", "VisionTasksAllocationCounter", "VisionTasksModelMutation"], path: "Tests/EngineTests", swiftSettings: optimizedSuite),
         .testTarget(
             name: "MLKitTests",
             dependencies: ["VisionTasksMLKit", "VisionTasksModelFormat", "VisionTasksTooling", "VisionTasksTestSupport"],

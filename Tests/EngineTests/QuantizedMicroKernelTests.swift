@@ -1,4 +1,5 @@
 @testable import VisionTasksEngine
+import VisionTasksEngineSIMD
 import VisionTasksModelMutation
 import XCTest
 
@@ -251,5 +252,39 @@ final class QuantizedMicroKernelTests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, 2 * tiers.count)
+    }
+}
+
+/// The byte-table lookup the quantized one-input functions run (``ByteLookup``: `vpshufb` on sixteen XORed slices in
+/// a tuned x86-64 build, one byte at a time elsewhere) gives every byte its table entry: every byte value in every
+/// lane of a vector, runs that start anywhere and end with tails of 0–31 bytes, random tables and the identity.
+final class ByteLookupTests: XCTestCase {
+    func testEveryByteGetsItsEntry() {
+        var g = SplitMix64(seed: 43)
+        let tables: [[UInt8]] = [(0...255).map { UInt8($0) }] + (0..<6).map { _ in (0...255).map { _ in UInt8.random(in: 0...255, using: &g) } }
+        for table in tables {
+            let lookup = ByteLookup { table[Int($0)] }
+            XCTAssertEqual(lookup.table, table)
+            // Every byte at every lane: 256 runs of 32 + 31 bytes, byte v at lane (v + shift) % 32.
+            for shift in 0..<32 {
+                let input = (0..<(256 + 31)).map { UInt8(truncatingIfNeeded: $0 &+ shift) }
+                var output = [UInt8](repeating: 0, count: input.count)
+                input.withUnsafeBufferPointer { x in
+                    output.withUnsafeMutableBufferPointer { y in lookup.apply(x.baseAddress!, y.baseAddress!, count: x.count) }
+                }
+                XCTAssertEqual(output, input.map { table[Int($0)] }, "shift \(shift)")
+            }
+            // Starts and lengths that leave every tail, in place.
+            for start in 0..<4 {
+                for count in [0, 1, 31, 32, 33, 63, 64, 95] {
+                    var bytes = (0..<(start + count + 4)).map { _ in UInt8.random(in: 0...255, using: &g) }
+                    let expected = bytes.enumerated().map { $0.offset >= start && $0.offset < start + count ? table[Int($0.element)] : $0.element }
+                    bytes.withUnsafeMutableBufferPointer { b in
+                        lookup.apply(b.baseAddress! + start, b.baseAddress! + start, count: count)
+                    }
+                    XCTAssertEqual(bytes, expected, "start \(start), count \(count)")
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// Element-wise functions of one uint8 or int8 input (LOGISTIC, TANH; RELU, RELU6, RELU_N1_TO_1): 256 possible
@@ -12,8 +13,9 @@ struct QuantizedLookupKernel: Kernel {
     let input: Int
     let output: Int
     let count: Int
-    /// Output byte for each input byte (as stored: uint8, or int8's bit pattern).
-    let table: [UInt8]
+    /// Output byte for each input byte (as stored: uint8, or int8's bit pattern), applied 32 bytes a lookup where
+    /// the tier has one (``ByteLookup``).
+    let lookup: ByteLookup
 
     /// The one input and output every table maps between: quantized, of one type and size.
     private struct Operands {
@@ -44,7 +46,7 @@ struct QuantizedLookupKernel: Kernel {
         input = operands.input
         output = operands.output
         count = operands.count
-        self.table = table
+        lookup = ByteLookup { table[Int($0)] }
     }
 
     init(_ context: OperatorContext, function: Function) throws(EngineError) {
@@ -134,23 +136,19 @@ struct QuantizedLookupKernel: Kernel {
         let x = memory.raw(input).assumingMemoryBound(to: UInt8.self)
         let z = memory.raw(output).assumingMemoryBound(to: UInt8.self)
         // Each byte its own lookup, so slices on several threads give the bytes of one. EfficientDet-Lite0's int8
-        // LOGISTIC over its 1.7 million class scores took about 1 ms on one thread at either thread count (AVX2
-        // host), LiteRT's 0.34 ms at one thread and 0.16 ms at two (XNNPACK splits it too); below some 16 K bytes a
-        // second thread costs more to wake than it saves.
-        table.withUnsafeBufferPointer { table in
-            memory.parallel.forEach(count, minimumPerThread: 16_384, Slice(x: x, z: z, table: table.baseAddress!))
-        }
+        // LOGISTIC over its 1.7 million class scores took about 1 ms on one thread byte by byte (AVX2 host), LiteRT's
+        // 0.34 ms at one thread and 0.16 ms at two (XNNPACK's `vpshufb` table, split over threads too); below some
+        // 16 K bytes a second thread costs more to wake than it saves.
+        memory.parallel.forEach(count, minimumPerThread: 16_384, Slice(x: x, z: z, lookup: lookup))
     }
 
     private struct Slice: ParallelLoop {
         let x: UnsafeMutablePointer<UInt8>
         let z: UnsafeMutablePointer<UInt8>
-        /// 256 entries: any byte indexes it.
-        let table: UnsafePointer<UInt8>
+        let lookup: ByteLookup
 
         func run(_ range: Range<Int>) {
-            let x = x, z = z, table = table
-            for i in range { z[i] = table[Int(x[i])] }
+            lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count)
         }
     }
 }
