@@ -23,4 +23,9 @@ const struct vision_tasks_q_gemm_kernels *vision_tasks_q_gemm_kernels_for_tier(i
     return NULL;
 }
 
+const struct vision_tasks_x8_lut_kernels *vision_tasks_x8_lut_kernels_for_tier(int tier) {
+    (void)tier;
+    return NULL;
+}
+
 #endif

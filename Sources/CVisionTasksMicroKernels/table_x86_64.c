@@ -69,6 +69,20 @@ static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx2 = {.tier = 1, .p
 static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512 = {.tier = 2, .paired = vision_tasks_q16_dwconv_paired__avx2};
 static const struct vision_tasks_q_dwconv_kernels q_dwconv_avx512_vnni = {.tier = 3, .paired = vision_tasks_q16_dwconv_paired__avx2};
 
+// Every x86 tier looks bytes up 32 at a time (`vpshufb` is AVX2's; AVX-512's 64-byte form is not here yet).
+static const struct vision_tasks_x8_lut_kernels x8_lut_avx2 = {.tier = 1, .lookup = vision_tasks_x8_lut__avx2};
+static const struct vision_tasks_x8_lut_kernels x8_lut_avx512 = {.tier = 2, .lookup = vision_tasks_x8_lut__avx2};
+static const struct vision_tasks_x8_lut_kernels x8_lut_avx512_vnni = {.tier = 3, .lookup = vision_tasks_x8_lut__avx2};
+
+const struct vision_tasks_x8_lut_kernels *vision_tasks_x8_lut_kernels_for_tier(int tier) {
+    switch (tier) {
+    case 1: return &x8_lut_avx2;
+    case 2: return &x8_lut_avx512;
+    case 3: return &x8_lut_avx512_vnni;
+    default: return NULL;
+    }
+}
+
 const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier) {
     switch (tier) {
     case 1: return &q_dwconv_avx2;

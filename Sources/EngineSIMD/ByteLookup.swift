@@ -38,6 +38,14 @@ public struct ByteLookup: Sendable {
         self.slices = slices.map { SIMD32(lowHalf: $0, highHalf: $0) }
     }
 
+    /// The slices (sixteen of 32 bytes) and the table (256 bytes), for a C loop of a higher tier than the build's
+    /// (Engine's run-time dispatch) to read.
+    public func withTables<R>(_ body: (_ slices: UnsafePointer<UInt8>, _ table: UnsafePointer<UInt8>) -> R) -> R {
+        slices.withUnsafeBytes { slices in
+            table.withUnsafeBufferPointer { table in body(slices.baseAddress!.assumingMemoryBound(to: UInt8.self), table.baseAddress!) }
+        }
+    }
+
     /// `output[i] = table[input[i]]` for `i` in `0 ..< count` (the two may be the same run).
     public func apply(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
         var i = 0

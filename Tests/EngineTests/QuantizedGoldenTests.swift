@@ -118,6 +118,7 @@ final class QuantizedGoldenTests: XCTestCase {
             XCTAssertTrue(kernels.dispatchQuantizedGEMM(to: tier))
             XCTAssertTrue(kernels.dispatchQuantizedDepthwise(to: tier))
             XCTAssertEqual(kernels.quantizedDepthwiseLoopTier, tier)
+            XCTAssertTrue(kernels.dispatchByteLookup(to: tier))
             guard seen.insert("\(kernels.quantizedGEMM)").inserted else { continue }
             try everyQuantizedOperatorMatchesLiteRT(kernels)
             try everyQuantizedModelEndToEnd(kernels, threadCounts: [1, 2, 3], allImages: true)

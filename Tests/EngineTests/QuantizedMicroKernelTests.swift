@@ -256,10 +256,23 @@ final class QuantizedMicroKernelTests: XCTestCase {
 }
 
 /// The byte-table lookup the quantized one-input functions run (``ByteLookup``: `vpshufb` on sixteen XORed slices in
-/// a tuned x86-64 build, one byte at a time elsewhere) gives every byte its table entry: every byte value in every
-/// lane of a vector, runs that start anywhere and end with tails of 0–31 bytes, random tables and the identity.
+/// a tuned x86-64 build, one byte at a time elsewhere; and the C loop of every tier this CPU runs, which a plain
+/// build dispatches to) gives every byte its table entry: every byte value in every lane of a vector, runs that start
+/// anywhere and end with tails of 0–31 bytes, random tables and the identity.
 final class ByteLookupTests: XCTestCase {
     func testEveryByteGetsItsEntry() {
+        // The build's own loop (nil), then each C loop this CPU runs.
+        let loops: [ByteLookupLoop?] = [nil] + KernelConfig.Tier.allCases.filter(KernelConfig.cpuRuns).compactMap(ByteLookupLoop.init(tier:))
+        #if arch(x86_64)
+        XCTAssertGreaterThan(loops.count, 1, "this x86-64 CPU runs AVX2 (the suite needs it)")
+        #endif
+        for loop in loops { check(loop) }
+    }
+
+    private func check(_ loop: ByteLookupLoop?) {
+        func apply(_ lookup: ByteLookup, _ x: UnsafePointer<UInt8>, _ y: UnsafeMutablePointer<UInt8>, count: Int) {
+            if let loop { loop.apply(lookup, x, y, count: count) } else { lookup.apply(x, y, count: count) }
+        }
         var g = SplitMix64(seed: 43)
         let tables: [[UInt8]] = [(0...255).map { UInt8($0) }] + (0..<6).map { _ in (0...255).map { _ in UInt8.random(in: 0...255, using: &g) } }
         for table in tables {
@@ -270,9 +283,9 @@ final class ByteLookupTests: XCTestCase {
                 let input = (0..<(256 + 31)).map { UInt8(truncatingIfNeeded: $0 &+ shift) }
                 var output = [UInt8](repeating: 0, count: input.count)
                 input.withUnsafeBufferPointer { x in
-                    output.withUnsafeMutableBufferPointer { y in lookup.apply(x.baseAddress!, y.baseAddress!, count: x.count) }
+                    output.withUnsafeMutableBufferPointer { y in apply(lookup, x.baseAddress!, y.baseAddress!, count: x.count) }
                 }
-                XCTAssertEqual(output, input.map { table[Int($0)] }, "shift \(shift)")
+                XCTAssertEqual(output, input.map { table[Int($0)] }, "shift \(shift), \(loop.map { "C loop \($0.tier)" } ?? "Swift")")
             }
             // Starts and lengths that leave every tail, in place.
             for start in 0..<4 {
@@ -280,9 +293,9 @@ final class ByteLookupTests: XCTestCase {
                     var bytes = (0..<(start + count + 4)).map { _ in UInt8.random(in: 0...255, using: &g) }
                     let expected = bytes.enumerated().map { $0.offset >= start && $0.offset < start + count ? table[Int($0.element)] : $0.element }
                     bytes.withUnsafeMutableBufferPointer { b in
-                        lookup.apply(b.baseAddress! + start, b.baseAddress! + start, count: count)
+                        apply(lookup, b.baseAddress! + start, b.baseAddress! + start, count: count)
                     }
-                    XCTAssertEqual(bytes, expected, "start \(start), count \(count)")
+                    XCTAssertEqual(bytes, expected, "start \(start), count \(count), \(loop.map { "C loop \($0.tier)" } ?? "Swift")")
                 }
             }
         }

@@ -163,6 +163,21 @@ struct vision_tasks_q_dwconv_kernels {
 /// The quantized depthwise loops of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
 const struct vision_tasks_q_dwconv_kernels *vision_tasks_q_dwconv_kernels_for_tier(int tier);
 
+/// A byte table applied to `count` bytes (Engine's `ByteLookup`): `output[i] = table[input[i]]`, through `slices`,
+/// ByteLookup's sixteen XORed 16-byte slices of the table, each repeated to 32 bytes (512 bytes). `output` may be
+/// `input`.
+typedef void (*vision_tasks_x8_lut_loop)(size_t count, const uint8_t *input, uint8_t *output, const uint8_t *slices,
+                                         const uint8_t *table);
+
+/// A tier's byte-table loop; NULL where it has none.
+struct vision_tasks_x8_lut_kernels {
+    int tier;
+    vision_tasks_x8_lut_loop lookup;
+};
+
+/// The byte-table loop of `tier`, or NULL (as ``vision_tasks_f32_gemm_kernels_for_tier``).
+const struct vision_tasks_x8_lut_kernels *vision_tasks_x8_lut_kernels_for_tier(int tier);
+
 // The tiles by name, for the tests (each tier against the Swift tiles).
 #if defined(__x86_64__)
 void vision_tasks_f32_gemm_6x16__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
@@ -197,6 +212,8 @@ VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_4x16c4__avx512vnni);
 VT_Q8_DOT_TILE(vision_tasks_q8_dot_gemm_1x16c4__avx512vnni);
 int32_t vision_tasks_q8_row_sum__avx512vnni(const uint8_t *row, size_t count);
 void vision_tasks_q16_dwconv_paired__avx2(const struct vision_tasks_q_dwconv_paired_row *row);
+void vision_tasks_x8_lut__avx2(size_t count, const uint8_t *input, uint8_t *output, const uint8_t *slices,
+                               const uint8_t *table);
 #endif
 
 #endif

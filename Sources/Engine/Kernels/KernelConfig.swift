@@ -124,8 +124,8 @@ public struct KernelConfig: Sendable, Equatable {
     public static let compiledWithoutOptimization = _isDebugAssertConfiguration()
 
     /// What the build's tier runs best, with the float GEMM's tiles, the float depthwise interiors, the quantized
-    /// GEMMs' tiles and the quantized depthwise interiors of the CPU's best tier where this build has them in C and
-    /// its own are of a lower tier (``dispatchedTier``).
+    /// GEMMs' tiles, the quantized depthwise interiors and the byte tables of the CPU's best tier where this build has
+    /// them in C and its own are of a lower tier (``dispatchedTier``).
     public static let compiled: KernelConfig = {
         var config = compiledWithoutDispatch
         if let dispatchedTier {
@@ -135,6 +135,7 @@ public struct KernelConfig: Sendable, Equatable {
             // The C loop is the eight-channel one: an AVX-512 build's own sixteen-channel Swift loops (zmm
             // registers) are kept.
             if config.quantizedDepthwise == .eightChannels { config.dispatchQuantizedDepthwise(to: dispatchedTier) }
+            config.dispatchByteLookup(to: dispatchedTier)
         }
         return config
     }()
@@ -210,6 +211,15 @@ public struct KernelConfig: Sendable, Equatable {
         return true
     }
 
+    /// Runs the quantized one-input functions' byte tables (``ByteLookup``) through `tier`'s C loop
+    /// (``byteLookupLoopTier``) and returns true; or changes nothing and returns false, as ``dispatchQuantizedGEMM(to:)``.
+    @discardableResult
+    public mutating func dispatchByteLookup(to tier: Tier) -> Bool {
+        guard Self.cpuRuns(tier), let loop = ByteLookupLoop(tier: tier) else { return false }
+        byteLookupLoop = loop
+        return true
+    }
+
     /// The tiers this CPU runs whose C tiles this build has, lowest first.
     public static var dispatchableTiers: [Tier] {
         Tier.allCases.filter { cpuRuns($0) && FloatGEMMTiles(tier: $0) != nil }
@@ -262,6 +272,10 @@ public struct KernelConfig: Sendable, Equatable {
     var quantizedDepthwiseLoops: QuantizedDepthwiseLoops?
     /// The tier of the C loop quantized depthwise interiors run, or nil.
     public var quantizedDepthwiseLoopTier: Tier? { quantizedDepthwiseLoops?.tier }
+    /// The C loop byte tables are applied by instead of the Swift one, or nil.
+    var byteLookupLoop: ByteLookupLoop?
+    /// The tier of the C loop byte tables are applied by, or nil.
+    public var byteLookupLoopTier: Tier? { byteLookupLoop?.tier }
 
     /// The micro-kernels a tier runs best. Only the AVX-512 tiers take the wide float tiles, whose sixteen SIMD16
     /// accumulators spill on AVX2 (and NEON), and the sixteen-channel depthwise loops, whose nine 3 × 3 taps alone take

@@ -1,4 +1,5 @@
 import CVisionTasksMicroKernels
+import VisionTasksEngineSIMD
 
 /// A tier's quantized GEMM tiles in C (CVisionTasksMicroKernels), for a build whose own Swift tiles are of a lower
 /// tier than the CPU runs, as ``FloatGEMMTiles`` for the float GEMM: a dependent's plain `swift build -c release` is
@@ -48,6 +49,28 @@ struct QuantizedDepthwiseLoops: Sendable, Equatable {
         guard table.pointee.paired != nil else { return nil }
         self.tier = tier
         self.table = table
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
+}
+
+/// The byte-table loop of a tier in C (CVisionTasksMicroKernels), which a build below that tier runs in place of its
+/// own (``KernelConfig/dispatchedTier``): `vpshufb`, which a portable x86-64 build's Swift cannot emit.
+struct ByteLookupLoop: Sendable, Equatable {
+    let tier: KernelConfig.Tier
+    let lookup: vision_tasks_x8_lut_loop
+
+    init?(tier: KernelConfig.Tier) {
+        guard let table = vision_tasks_x8_lut_kernels_for_tier(Int32(tier.cpuTierValue)) else { return nil }
+        precondition(Int(table.pointee.tier) == tier.cpuTierValue, "CVisionTasksMicroKernels' tier values differ from floating_point_mode.h's")
+        guard let lookup = table.pointee.lookup else { return nil }
+        self.tier = tier
+        self.lookup = lookup
+    }
+
+    /// `lookup`'s table applied to `count` bytes (``ByteLookup/apply(_:_:count:)``'s work, in C).
+    func apply(_ lookup: ByteLookup, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
+        lookup.withTables { slices, table in self.lookup(count, input, output, slices, table) }
     }
 
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }

@@ -16,6 +16,8 @@ struct QuantizedLookupKernel: Kernel {
     /// Output byte for each input byte (as stored: uint8, or int8's bit pattern), applied 32 bytes a lookup where
     /// the tier has one (``ByteLookup``).
     let lookup: ByteLookup
+    /// The C loop of a higher tier than the build's, if the process runs one (``KernelConfig/byteLookupLoop``).
+    let loop: ByteLookupLoop?
 
     /// The one input and output every table maps between: quantized, of one type and size.
     private struct Operands {
@@ -42,11 +44,12 @@ struct QuantizedLookupKernel: Kernel {
         }
     }
 
-    private init(_ operands: Operands, table: [UInt8]) {
+    private init(_ operands: Operands, table: [UInt8], loop: ByteLookupLoop?) {
         input = operands.input
         output = operands.output
         count = operands.count
         lookup = ByteLookup { table[Int($0)] }
+        self.loop = loop
     }
 
     init(_ context: OperatorContext, function: Function) throws(EngineError) {
@@ -67,7 +70,7 @@ struct QuantizedLookupKernel: Kernel {
             let quantized = min(max(Int32(saturating: scaled), out.range.lowerBound), out.range.upperBound)
             return UInt8(truncatingIfNeeded: min(max(quantized, out.range.lowerBound), out.range.upperBound))
         }
-        self.init(operands, table: table)
+        self.init(operands, table: table, loop: context.kernels.byteLookupLoop)
     }
 
     /// RELU, RELU6 and RELU_N1_TO_1 (`activation`) as LiteRT's builtin `QuantizedReluX` computes them, which is what
@@ -88,7 +91,7 @@ struct QuantizedLookupKernel: Kernel {
             let value = out.zeroPoint &+ multiplier(stored &- q.zeroPoint)
             return UInt8(truncatingIfNeeded: min(max(value, bounds.lowerBound), bounds.upperBound))
         }
-        self.init(operands, table: table)
+        self.init(operands, table: table, loop: context.kernels.byteLookupLoop)
     }
 
     /// HARD_SWISH on uint8/int8 as LiteRT computes it: XNNPACK's delegate does not take a quantized HARD_SWISH (a
@@ -129,7 +132,7 @@ struct QuantizedLookupKernel: Kernel {
             let result = Int32(Int16(truncatingIfNeeded: Int32(shifted) &+ out.zeroPoint))
             return UInt8(truncatingIfNeeded: min(max(result, out.range.lowerBound), out.range.upperBound))
         }
-        self.init(operands, table: table)
+        self.init(operands, table: table, loop: context.kernels.byteLookupLoop)
     }
 
     func run(_ memory: TensorMemory) {
@@ -139,16 +142,18 @@ struct QuantizedLookupKernel: Kernel {
         // LOGISTIC over its 1.7 million class scores took about 1 ms on one thread byte by byte (AVX2 host), LiteRT's
         // 0.34 ms at one thread and 0.16 ms at two (XNNPACK's `vpshufb` table, split over threads too); below some
         // 16 K bytes a second thread costs more to wake than it saves.
-        memory.parallel.forEach(count, minimumPerThread: 16_384, Slice(x: x, z: z, lookup: lookup))
+        memory.parallel.forEach(count, minimumPerThread: 16_384, Slice(x: x, z: z, lookup: lookup, loop: loop))
     }
 
     private struct Slice: ParallelLoop {
         let x: UnsafeMutablePointer<UInt8>
         let z: UnsafeMutablePointer<UInt8>
         let lookup: ByteLookup
+        let loop: ByteLookupLoop?
 
         func run(_ range: Range<Int>) {
-            lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count)
+            guard let loop else { return lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count) }
+            loop.apply(lookup, x + range.lowerBound, z + range.lowerBound, count: range.count)
         }
     }
 }
