@@ -53,18 +53,24 @@ public struct ByteLookup: Sendable {
         slices.withUnsafeBufferPointer { slices in
             let s = UnsafeRawPointer(slices.baseAddress!)
             @inline(__always) func slice(_ k: Int) -> __m256i { s.loadUnaligned(fromByteOffset: 32 * k, as: __m256i.self) }
+            // Loaded once, before the loop (reloading them in it ran at two thirds of the C loop's speed).
+            let s0 = slice(0), s1 = slice(1), s2 = slice(2), s3 = slice(3), s4 = slice(4), s5 = slice(5), s6 = slice(6), s7 = slice(7)
+            let s8 = slice(8), s9 = slice(9), s10 = slice(10), s11 = slice(11), s12 = slice(12), s13 = slice(13), s14 = slice(14)
+            let s15 = slice(15)
             let sixteen = unsafeBitCast(SIMD32<UInt8>(repeating: 16), to: __m256i.self)
             while i &+ 32 <= count {
                 var index = UnsafeRawPointer(input + i).loadUnaligned(as: __m256i.self)
-                var y = _mm256_shuffle_epi8(slice(0), index)
-                for k in 1...8 {
+                var y = _mm256_shuffle_epi8(s0, index)
+                @inline(__always) func wrapping(_ slice: __m256i) {
                     index = _mm256_sub_epi8(index, sixteen)
-                    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(slice(k), index))
+                    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(slice, index))
                 }
-                for k in 9...15 {
+                @inline(__always) func saturating(_ slice: __m256i) {
                     index = _mm256_subs_epi8(index, sixteen)
-                    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(slice(k), index))
+                    y = _mm256_xor_si256(y, _mm256_shuffle_epi8(slice, index))
                 }
+                wrapping(s1); wrapping(s2); wrapping(s3); wrapping(s4); wrapping(s5); wrapping(s6); wrapping(s7); wrapping(s8)
+                saturating(s9); saturating(s10); saturating(s11); saturating(s12); saturating(s13); saturating(s14); saturating(s15)
                 UnsafeMutableRawPointer(output + i).storeBytes(of: y, as: __m256i.self)
                 i &+= 32
             }
