@@ -211,7 +211,7 @@ public struct KernelConfig: Sendable, Equatable {
         return true
     }
 
-    /// Runs the quantized one-input functions' byte tables (``ByteLookup``) through `tier`'s C loop
+    /// Runs the quantized one-input functions' byte tables (`ByteLookup`) through `tier`'s C loop
     /// (``byteLookupLoopTier``) and returns true; or changes nothing and returns false, as ``dispatchQuantizedGEMM(to:)``.
     @discardableResult
     public mutating func dispatchByteLookup(to tier: Tier) -> Bool {

@@ -68,7 +68,7 @@ struct ByteLookupLoop: Sendable, Equatable {
         self.lookup = lookup
     }
 
-    /// `lookup`'s table applied to `count` bytes (``ByteLookup/apply(_:_:count:)``'s work, in C).
+    /// `lookup`'s table applied to `count` bytes (`ByteLookup.apply(_:_:count:)`'s work, in C).
     func apply(_ lookup: ByteLookup, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int) {
         lookup.withTables { slices, table in self.lookup(count, input, output, slices, table) }
     }

@@ -14,7 +14,7 @@ struct QuantizedLookupKernel: Kernel {
     let output: Int
     let count: Int
     /// Output byte for each input byte (as stored: uint8, or int8's bit pattern), applied 32 bytes a lookup where
-    /// the tier has one (``ByteLookup``).
+    /// the tier has one (`ByteLookup`).
     let lookup: ByteLookup
     /// The C loop of a higher tier than the build's, if the process runs one (``KernelConfig/byteLookupLoop``).
     let loop: ByteLookupLoop?
