@@ -75,9 +75,12 @@ final class ObjectTrackingSession: TaskSession, @unchecked Sendable {
         if case let .flag(on)? = value("shouldEnableClassification") { options.shouldEnableClassification = on }
         if classifier != nil { options.shouldEnableClassification = true }
         options.numThreads = setup.threads
-        if let threads = setup.threads, !(1...BaseOptions.maximumThreadCount).contains(threads) {
-            throw .invalidOption(name: "numThreads", reason: "must be between 1 and \(BaseOptions.maximumThreadCount) (got \(threads))")
-        }
+        // Checked here, as every task's base options are: ML Kit's factory never fails, and a bad value would only
+        // come back from the first image as a model that did not load.
+        let base = BaseOptions()
+        base.modelAssetPath = setup.modelPath
+        base.numThreads = setup.threads
+        try base.validate()
         guard setup.runningMode != .liveStream || setup.liveStreamHandler != nil else { throw .missingLiveStreamDelegate }
         configuration = ObjectDetectorConfiguration(options)
         runningMode = setup.runningMode

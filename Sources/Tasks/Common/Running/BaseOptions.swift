@@ -90,6 +90,12 @@ public final class BaseOptions: Sendable, Equatable {
     }
 }
 
+extension BaseOptions {
+    /// Checks the options every task shares, for a task built outside this module (ML Kit's detector on the task
+    /// registry), with the same errors.
+    package func validate() throws(VisionTaskError) { try values.validate() }
+}
+
 extension BaseOptions.Values {
     /// Checks the options every task shares.
     func validate() throws(VisionTaskError) {
