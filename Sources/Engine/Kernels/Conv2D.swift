@@ -356,7 +356,7 @@ struct Conv2DKernel: EpilogueFusable {
         guard let epilogue else { return body(nil) }
         let clamp = ActivationClamp(epilogue.clamp), clamps = epilogue.clamp != .none
         var tile = PackedGEMM.Epilogue(addend: addend, addendStride: addendStride, addendColumns: epilogue.addendChannels ?? outputChannels,
-                                       clamp: clamp, clamps: clamps, alpha: nil, tanh: epilogue.tanh)
+                                       clamp: clamp, clamps: clamps, alpha: nil, function: epilogue.function)
         guard let alpha = epilogue.alpha else { return body(tile) }
         alpha.withUnsafeBufferPointer {
             tile.alpha = $0.baseAddress

@@ -52,14 +52,14 @@ struct PackedGEMM: Sendable {
         var clamps: Bool
         /// PReLU slopes for every column, padded to whole panels; or nil.
         var alpha: UnsafePointer<Float>?
-        /// ``HyperbolicTangent`` over the rows and panels computed, after the tiles and their epilogue (``Epilogue/tanh``).
-        var tanh = false
+        /// Over the rows and panels computed, after the tiles and their epilogue (``Epilogue/function``).
+        var function: EpilogueFunction?
     }
 
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
     func run(a: UnsafePointer<Float>, lda: Int, rows: Range<Int>, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
              panels panelRange: Range<Int>? = nil, epilogue: Epilogue? = nil) {
-        // A tanh alone leaves the tiles nothing to do (it runs in the pass after them).
+        // A function alone (tanh, swish) leaves the tiles nothing to do (it runs in the pass after them).
         let clamp = ActivationClamp(activation)
         let tileEpilogue = epilogue.flatMap { $0.addend != nil || $0.clamps || $0.alpha != nil ? TileEpilogue($0) : nil }
         let panelRange = panelRange ?? 0..<panelCount
@@ -104,8 +104,8 @@ struct PackedGEMM: Sendable {
         if activation == .tanh {
             for r in rows { activation.apply(c + r * ldc + computed.lowerBound, count: computed.count) }
         }
-        if epilogue?.tanh == true, !rows.isEmpty {
-            HyperbolicTangent.apply(c + rows.lowerBound * ldc, rows: rows.count, rowStride: ldc, channels: computed)
+        if let function = epilogue?.function, !rows.isEmpty {
+            function.apply(c + rows.lowerBound * ldc, rows: rows.count, rowStride: ldc, channels: computed)
         }
     }
 

@@ -2,8 +2,8 @@ import VisionTasksModelFormat
 
 /// A float convolution (or depthwise convolution) takes as its ``Epilogue`` what follows it in a chain of single
 /// readers: a residual ADD, then a standalone RELU / RELU6 / RELU_N1_TO_1 (when the ADD has no activation of its
-/// own), then a per-channel PReLU, then (CONV_2D only) a TANH — any of them, in that order — and writes the chain's
-/// last output instead.
+/// own), then a per-channel PReLU, then (CONV_2D only) a TANH or a SiLU (a LOGISTIC and the MUL of its input by
+/// it) — any of them, in that order — and writes the chain's last output instead.
 /// The ADD's other input must exist when the convolution runs: written by an earlier node, a graph input, or
 /// written by a node that only reads earlier tensors (BlazeFace's channel-padding PAD of the residual, which
 /// the converter placed after the convolution), which then moves to just before the convolution. Tensors in
@@ -21,6 +21,19 @@ enum EpilogueFusion {
             for tensor in node.outputs { producer[tensor] = position }
         }
         func onlyReader(_ tensor: Int) -> Int? { plan.onlyReader(of: tensor, readers: readers) }
+        /// SiLU after `tensor`: its only readers a LOGISTIC of it and a MUL of it by the LOGISTIC's output (either
+        /// order: a float product is the same either way), the LOGISTIC's output read by the MUL alone, every shape
+        /// `shape`, the MUL without an activation of its own.
+        func swishPair(after tensor: Int, shape: [Int]) -> (positions: [Int], output: Int)? {
+            guard !plan.outputs.contains(tensor), let both = readers[tensor], both.count == 2 else { return nil }
+            let (first, second) = (both[0], both[1])
+            guard let logistic = single(first, .logistic), logistic.input(0) == tensor, let sigmoid = logistic.output,
+                  graph.shapes[sigmoid] == shape, onlyReader(sigmoid) == second, let multiply = single(second, .mul),
+                  let a = multiply.input(0), let b = multiply.input(1), Set([a, b]) == Set([tensor, sigmoid]),
+                  let output = multiply.output, graph.shapes[output] == shape, fusedActivation(multiply) == Activation.none
+            else { return nil }
+            return ([first, second], output)
+        }
         /// The single operator at `position` when it runs the float kernel of `builtin`.
         func single(_ position: Int, _ builtin: BuiltinOperator) -> PlanOperator? {
             guard let op = nodes[position].single, op.runsFloat(builtin, in: graph), op.output != nil else { return nil }
@@ -81,8 +94,11 @@ enum EpilogueFusion {
             }
             if convolution.runsFloat(.conv2D, in: graph), let next = onlyReader(tensor), let tanh = single(next, .tanh),
                tanh.input(0) == tensor, let output = tanh.output, graph.shapes[output] == shape {
-                epilogue.tanh = true
+                epilogue.function = .tanh
                 (tensor, positions) = (output, positions + [next])
+            } else if convolution.runsFloat(.conv2D, in: graph), let swish = swishPair(after: tensor, shape: shape) {
+                epilogue.function = .swish
+                (tensor, positions) = (swish.output, positions + swish.positions)
             }
             guard !positions.isEmpty else { continue }
             result[position] = PlanNode(fusing: [convolution] + positions.map { nodes[$0].operators[0] },

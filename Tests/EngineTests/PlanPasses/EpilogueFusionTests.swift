@@ -112,10 +112,10 @@ final class EpilogueFusionTests: XCTestCase {
         }
     }
 
-    /// x [1,h,w,cin] → k×k SAME CONV_2D → c [1,h,w,cout] → TANH → y; with `convolutionIsOutput` c is a graph output
-    /// too, which keeps the TANH apart.
-    static func convolutionThenTanh(size: Int, inputChannels: Int, outputChannels: Int, filter: Int,
-                                    convolutionIsOutput: Bool = false) -> TFLiteBuilder {
+    /// x [1,h,w,cin] → k×k SAME CONV_2D → c [1,h,w,cout] → TANH → y, or with `swish` → LOGISTIC → s, y = MUL(c, s)
+    /// (`sigmoidFirst`: MUL(s, c)); with `convolutionIsOutput` c is a graph output too, which keeps the rest apart.
+    static func convolutionThenFunction(size: Int, inputChannels: Int, outputChannels: Int, filter: Int, swish: Bool = false,
+                                        sigmoidFirst: Bool = false, convolutionIsOutput: Bool = false) -> TFLiteBuilder {
         var b = TFLiteBuilder()
         let (n, i, o, f) = (Int32(size), Int32(inputChannels), Int32(outputChannels), Int32(filter))
         let x = b.tensor("x", .float32, [1, n, n, i])
@@ -124,31 +124,56 @@ final class EpilogueFusionTests: XCTestCase {
         let bias = b.constant("bias", floats: G.values(outputChannels, seed: 6))
         let c = b.tensor("c", .float32, [1, n, n, o]), y = b.tensor("y", .float32, [1, n, n, o])
         b.op(G.conv2D, inputs: [x, w, bias], outputs: [c], optionsType: G.conv2DOptions, options: G.convolutionOptions(same: true))
-        b.op(G.tanh, inputs: [c], outputs: [y])
+        if swish {
+            let s = b.tensor("s", .float32, [1, n, n, o])
+            b.op(G.logistic, inputs: [c], outputs: [s])
+            b.op(G.mul, inputs: sigmoidFirst ? [s, c] : [c, s], outputs: [y], optionsType: G.mulOptions, options: [:])
+        } else {
+            b.op(G.tanh, inputs: [c], outputs: [y])
+        }
         (b.inputs, b.outputs) = ([x], convolutionIsOutput ? [y, c] : [y])
         return b
     }
 
-    /// ESPCN's pattern. Every way the float convolution runs — im2col chunks (3 × 3), the pointwise bands (1 × 1 over
-    /// many pixels), threads over panels (1 × 1 over few pixels, many channels), the direct dot products (≤ 4 outputs
-    /// over multiples of 8), the RGB stem, and a build without optimization (OpenBLAS and the C epilogue) — gives the
-    /// separate TANH's bits, at one and two threads.
+    /// ESPCN's pattern (TANH) and YOLO's (SiLU). Every way the float convolution runs — im2col chunks (3 × 3), the
+    /// pointwise bands (1 × 1 over many pixels), threads over panels (1 × 1 over few pixels, many channels), the direct
+    /// dot products (≤ 4 outputs over multiples of 8), the RGB stem, and a build without optimization (OpenBLAS and
+    /// the C epilogue) — gives the separate operators' bits, at one and two threads.
     func testATanhAfterAConvolutionIsItsEpilogueWithTheSameBits() throws {
-        let plan = try G.rewritten(Self.convolutionThenTanh(size: 5, inputChannels: 4, outputChannels: 8, filter: 3))
-        XCTAssertEqual(G.names(plan), ["CONV_2D+TANH"])
+        try checkFunctionEpilogue(swish: false, names: ["CONV_2D+TANH"], apart: ["CONV_2D", "TANH"], function: .tanh)
+    }
+
+    func testASiLUAfterAConvolutionIsItsEpilogueWithTheSameBits() throws {
+        try checkFunctionEpilogue(swish: true, names: ["CONV_2D+LOGISTIC+MUL"], apart: ["CONV_2D", "LOGISTIC", "MUL"], function: .swish)
+        let plan = try G.rewritten(Self.convolutionThenFunction(size: 5, inputChannels: 4, outputChannels: 8, filter: 3, swish: true,
+                                                                sigmoidFirst: true))
+        XCTAssertEqual(G.names(plan), ["CONV_2D+LOGISTIC+MUL"], "MUL(sigmoid, x)")
+        XCTAssertEqual(try G.outputBits(Self.convolutionThenFunction(size: 9, inputChannels: 8, outputChannels: 16, filter: 3, swish: true,
+                                                                     sigmoidFirst: true)),
+                       try G.outputBits(Self.convolutionThenFunction(size: 9, inputChannels: 8, outputChannels: 16, filter: 3, swish: true,
+                                                                     convolutionIsOutput: true)))
+        // A MUL that does not multiply the convolution by its own sigmoid is no SiLU: x · sigmoid(x) squared is not.
+        var b = Self.convolutionThenFunction(size: 5, inputChannels: 4, outputChannels: 8, filter: 3, swish: true)
+        b.operators[2][1] = .int32s([5, 5])  // MUL(s, s): tensors x, w, bias, c, y, s
+        XCTAssertEqual(G.names(try G.rewritten(b)), ["CONV_2D", "LOGISTIC", "MUL"])
+    }
+
+    private func checkFunctionEpilogue(swish: Bool, names: [String], apart apartNames: [String], function: EpilogueFunction) throws {
+        let plan = try G.rewritten(Self.convolutionThenFunction(size: 5, inputChannels: 4, outputChannels: 8, filter: 3, swish: swish))
+        XCTAssertEqual(G.names(plan), names)
         guard case let .epilogue(epilogue, _) = plan.nodes[0].fusion else { return XCTFail("\(plan.nodes[0].fusion)") }
-        XCTAssertTrue(epilogue.tanh)
-        XCTAssertEqual(G.names(try G.rewritten(Self.convolutionThenTanh(size: 5, inputChannels: 4, outputChannels: 8, filter: 3,
-                                                                       convolutionIsOutput: true))), ["CONV_2D", "TANH"])
+        XCTAssertEqual(epilogue.function, function)
+        XCTAssertEqual(G.names(try G.rewritten(Self.convolutionThenFunction(size: 5, inputChannels: 4, outputChannels: 8, filter: 3,
+                                                                           swish: swish, convolutionIsOutput: true))), apartNames)
         let shapes: [(size: Int, inputChannels: Int, outputChannels: Int, filter: Int)] = [
-            (40, 16, 27, 3), (40, 24, 40, 1), (4, 32, 96, 1), (40, 16, 3, 3), (40, 3, 16, 3)]
+            (40, 16, 27, 3), (40, 24, 40, 1), (4, 32, 96, 1), (40, 16, 3, 3), (40, 3, 16, 3), (24, 16, 32, 3)]
         for shape in shapes {
-            let fused = Self.convolutionThenTanh(size: shape.size, inputChannels: shape.inputChannels,
-                                                 outputChannels: shape.outputChannels, filter: shape.filter)
-            let apart = Self.convolutionThenTanh(size: shape.size, inputChannels: shape.inputChannels,
-                                                 outputChannels: shape.outputChannels, filter: shape.filter, convolutionIsOutput: true)
+            let fused = Self.convolutionThenFunction(size: shape.size, inputChannels: shape.inputChannels,
+                                                     outputChannels: shape.outputChannels, filter: shape.filter, swish: swish)
+            let apart = Self.convolutionThenFunction(size: shape.size, inputChannels: shape.inputChannels, outputChannels: shape.outputChannels,
+                                                     filter: shape.filter, swish: swish, convolutionIsOutput: true)
             for kernels in [KernelConfig.compiled, .withoutOptimization(tier: KernelConfig.compiledTier)] {
-                XCTAssertEqual(try ExecutionPlan(model: G.model(fused), kernels: kernels).fusedOperators, [1], "\(shape)")
+                XCTAssertEqual(try ExecutionPlan(model: G.model(fused), kernels: kernels).fusedOperators, swish ? [1, 2] : [1], "\(shape)")
                 for threads in [1, 2] {
                     let bits = try G.outputBits(fused, threads: threads, kernels: kernels)
                     XCTAssertEqual(bits.count, shape.size * shape.size * shape.outputChannels)

@@ -9,7 +9,7 @@ import XCTest
 enum PlanTestGraphs {
     // Builtin operator codes and option union tags of TFLite's schema.fbs.
     static let add: Int32 = 0, conv2D: Int32 = 3, mul: Int32 = 18, relu: Int32 = 19, pad: Int32 = 34, transpose: Int32 = 39
-    static let tanh: Int32 = 28, mean: Int32 = 40, prelu: Int32 = 54, neg: Int32 = 59, rsqrt: Int32 = 76, squaredDifference: Int32 = 99
+    static let logistic: Int32 = 14, tanh: Int32 = 28, mean: Int32 = 40, prelu: Int32 = 54, neg: Int32 = 59, rsqrt: Int32 = 76, squaredDifference: Int32 = 99
     static let conv2DOptions: UInt8 = 1, addOptions: UInt8 = 11, mulOptions: UInt8 = 21, reducerOptions: UInt8 = 27
 
     /// A VALID (or SAME) convolution of stride 1 with `activation` (a FusedActivation raw value).
