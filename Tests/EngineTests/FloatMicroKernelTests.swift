@@ -96,4 +96,82 @@ final class FloatMicroKernelTests: XCTestCase {
             }
         }
     }
+
+    /// Windows read where they lie in a convolution's input (``PackedGEMM/runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``)
+    /// give, bit for bit, what the tiles give over the same windows copied into rows — through the Swift tiles of
+    /// this build and the C tiles of every tier this CPU dispatches to that take windows — with an epilogue (a
+    /// residual, a clamp, PReLU slopes, SiLU) applied per tile. Geometries: 3 × 3 and 5 × 5 over 3–64 channels, strides
+    /// 1 and 2, one group and several, a depth of one segment (a 1 × 3 filter); whole panels, a partial last panel
+    /// (27, 40 columns) and a half panel alone (8: the gathered rows' half tiles).
+    func testWindowsReadInPlaceEqualTheirRowsCopied() {
+        var g = QuantizedMicroKernelTests.Generator(seed: 61)
+        var configs: [(String, KernelConfig)] = [("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier))]
+        for tier in KernelConfig.dispatchableTiers {
+            var config = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
+            configs.append(("C tiles of \(tier)", config))
+        }
+        var windowRuns = 0
+        for (filterRows, filterColumns, channels, stride, width, groups, columns) in
+            [(3, 3, 16, 1, 20, 3, 32), (3, 3, 64, 1, 14, 2, 16), (5, 5, 4, 2, 31, 2, 48), (1, 3, 8, 1, 9, 1, 16), (3, 3, 3, 2, 40, 3, 16),
+             (3, 3, 32, 1, 20, 2, 27), (3, 3, 8, 1, 14, 1, 8), (3, 3, 16, 2, 30, 2, 40)] {
+            let depth = filterRows * filterColumns * channels
+            let inputRows = filterRows + 1
+            let input = (0..<inputRows * width * channels).map { _ in Float.random(in: -1...1, using: &g) }
+            let w = (0..<columns * depth).map { _ in Float.random(in: -1...1, using: &g) }
+            let bias = (0..<columns).map { _ in Float.random(in: -1...1, using: &g) }
+            let pixels = groups * 6
+            XCTAssertLessThanOrEqual((pixels - 1) * stride + filterColumns, width, "the windows fit in the input row")
+            let addend = (0..<pixels * columns).map { _ in Float.random(in: -1...1, using: &g) }
+            let alpha = (0..<columns).map { _ in Float.random(in: 0...1, using: &g) }
+            // Pixel p's window starts at input row 1, column p · stride: its rows copied one after another.
+            let rowStep = width * channels
+            var rows = [Float](repeating: 0, count: pixels * depth)
+            for p in 0..<pixels {
+                for ky in 0..<filterRows {
+                    for k in 0..<filterColumns * channels {
+                        rows[p * depth + ky * filterColumns * channels + k] = input[(1 + ky) * rowStep + p * stride * channels + k]
+                    }
+                }
+            }
+            for (label, config) in configs {
+                let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
+                guard gemm.takesWindows else { continue }
+                windowRuns += 1
+                for function in [nil, EpilogueFunction.swish] {
+                    var results: [[Float]] = []
+                    addend.withUnsafeBufferPointer { addend in
+                        alpha.withUnsafeBufferPointer { alpha in
+                            let epilogue = PackedGEMM.Epilogue(addend: addend.baseAddress, addendStride: columns, addendColumns: columns,
+                                                               clamp: ActivationClamp(.relu6), clamps: true, alpha: alpha.baseAddress,
+                                                               function: function)
+                            var inPlace = [Float](repeating: .nan, count: pixels * columns), copied = inPlace
+                            input.withUnsafeBufferPointer { input in
+                                inPlace.withUnsafeMutableBufferPointer { c in
+                                    gemm.runWindows(a: input.baseAddress! + rowStep, lda: stride * channels, groups: groups,
+                                                    windows: ConvolutionWindows(segments: filterRows, segmentLength: filterColumns * channels,
+                                                                                segmentStride: rowStep),
+                                                    c: c.baseAddress!, ldc: columns, activation: .none, epilogue: epilogue)
+                                }
+                            }
+                            rows.withUnsafeBufferPointer { a in
+                                copied.withUnsafeMutableBufferPointer { c in
+                                    gemm.run(a: a.baseAddress!, lda: depth, rows: 0..<pixels, c: c.baseAddress!, ldc: columns,
+                                             activation: .none, epilogue: epilogue)
+                                }
+                            }
+                            results = [inPlace, copied]
+                        }
+                    }
+                    XCTAssertFalse(results[0].contains { $0.isNaN }, "\(label): every element written")
+                    let differing = zip(results[0], results[1]).filter { $0.bitPattern != $1.bitPattern }.count
+                    XCTAssertEqual(differing, 0, "\(label), \(filterRows)×\(filterColumns)×\(channels) stride \(stride), \(function.map { "\($0)" } ?? "no function")")
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(windowRuns, 8, "the build's own tiles take windows")
+        // What keeps the gathered rows: the AVX-512 tiers' panel pairs.
+        XCTAssertFalse(PackedGEMM(weights: [Float](repeating: 0, count: 32 * 9), bias: [Float](repeating: 0, count: 32), columns: 32, depth: 9,
+                                  kernels: KernelConfig(tier: .avx512)).takesWindows)
+    }
 }

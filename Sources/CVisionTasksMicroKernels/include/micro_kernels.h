@@ -31,6 +31,15 @@ typedef void (*vision_tasks_f32_gemm_tile)(size_t rows, size_t depth, const floa
                                            size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
                                            float upper);
 
+/// Exactly 6 rows × one panel (16 columns) of C = clamp(bias + A · W) where each row of A is a convolution's window
+/// read in place from its NHWC input: `segments` runs (the filter's rows) of `segment_length` floats (its width
+/// times the input's channels), `segment_stride` floats apart (an input row); the six rows `lda` floats apart. W is a
+/// panel of `segments` × `segment_length` rows of 16 floats, the im2col depth order (filter row, column, channel),
+/// so each output gets the multiply-adds, in the order, of the 6 × 16 tile over the same windows copied into rows.
+typedef void (*vision_tasks_f32_gemm_window_tile)(size_t segments, size_t segment_length, size_t segment_stride,
+                                                  const float *a, size_t lda, const float *w, const float *bias, float *c,
+                                                  size_t ldc, float lower, float upper);
+
 /// A tier's float GEMM tiles; NULL where the tier has none of that shape.
 struct vision_tasks_f32_gemm_kernels {
     /// The tier, as floating_point_mode.h's VISION_TASKS_CPU_TIER_* values (Engine checks they agree).
@@ -45,6 +54,8 @@ struct vision_tasks_f32_gemm_kernels {
     vision_tasks_f32_gemm_tile row_1x64;
     /// Up to 8 rows × two whole panels (32 columns): the AVX-512 tier's wide tile; NULL below it.
     vision_tasks_f32_gemm_tile tile_8x32;
+    /// 6 windows of a convolution's input × one panel, read in place (`vision_tasks_f32_gemm_window_tile`).
+    vision_tasks_f32_gemm_window_tile windows_6x16;
 };
 
 /// One output row's interior pixels of a float depthwise convolution of channel multiplier 1 (Engine's
@@ -192,6 +203,9 @@ void vision_tasks_f32_gemm_6x8__avx2_fma(size_t rows, size_t depth, const float 
 void vision_tasks_f32_gemm_1x64__avx2_fma(size_t rows, size_t depth, const float *a, size_t lda, const float *w,
                                           size_t panel_stride, const float *bias, float *c, size_t ldc, float lower,
                                           float upper);
+void vision_tasks_f32_gemm_6x16_windows__avx2_fma(size_t segments, size_t segment_length, size_t segment_stride,
+                                                  const float *a, size_t lda, const float *w, const float *bias, float *c,
+                                                  size_t ldc, float lower, float upper);
 void vision_tasks_f32_dwconv_3x3__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
 void vision_tasks_f32_dwconv_square__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
 void vision_tasks_f32_gemm_8x32__avx512f(size_t rows, size_t depth, const float *a, size_t lda, const float *w,

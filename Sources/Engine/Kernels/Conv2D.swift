@@ -5,10 +5,10 @@ import VisionTasksModelFormat
 
 /// CONV_2D: NHWC input, OHWI filter, per-output-channel bias.
 ///
-/// 1×1 stride-1 convolutions are one GEMM over the input as it lies; others gather patches into an im2col
-/// scratch matrix (rows = output pixels, columns in the filter's (ky, kx, channel) order) and run the GEMM on it
-/// chunk by chunk — our packed micro-kernel (``PackedGEMM``), or OpenBLAS for large filters over many pixels. The
-/// RGB stem runs directly (``StemConvolution``), and few output channels by dot products (`direct`).
+/// 1×1 stride-1 convolutions are one GEMM over the input as it lies; others are a GEMM over im2col rows (output
+/// pixels, columns in the filter's (ky, kx, channel) order) — our packed micro-kernel (``PackedGEMM``), which reads
+/// whole windows where they lie in the input and gathers the rest chunk by chunk, or OpenBLAS for large filters over
+/// many pixels. The RGB stem runs directly (``StemConvolution``), and few output channels by dot products (`direct`).
 struct Conv2DKernel: EpilogueFusable {
     let input: Int
     private(set) var output: Int
@@ -281,22 +281,33 @@ struct Conv2DKernel: EpilogueFusable {
             return
         }
         if let packed {
-            // Gather and multiply chunk by chunk, so that the patches are read back from L1 rather than after
-            // the whole band has gone through L2 (the 3-channel stem: 12,544 rows of 27 floats). Every chunk in the
-            // same place, the band's first rows of the scratch: chunks laid along the band wrote each patch to memory
-            // not touched before (ESPCN's 3 × 3 × 64 layer: 115 MB of patches, the gathering a third of the GEMM's time).
             let chunkScratch = scratch + rows.lowerBound * patchSize
-            let chunk = max(6, (16 << 10) / (patchSize * 4) / 6 * 6)
-            var start = rows.lowerBound
-            while start < rows.upperBound {
-                let end = min(rows.upperBound, start + chunk)
-                gatherPatches(from: source, into: chunkScratch, rows: start..<end)
-                withTileEpilogue(addend.map { $0 + start * addendStride }) { epilogue in
-                    packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
-                               ldc: outputChannels, activation: activation, epilogue: epilogue)
-                }
-                start = end
+            guard readsWindowsInPlace(packed) else {
+                return gatheredBand(rows, packed, source, destination, addend, chunkScratch)
             }
+            // Whole windows six at a time where they lie in the input; the pixels left between them (each output
+            // row's ends and the interior's last few, the rows whose windows leave the image at the top or bottom)
+            // form runs of adjacent pixels, gathered as before.
+            var pending = rows.lowerBound, pixel = rows.lowerBound
+            let interior = x.interior
+            let windows = ConvolutionWindows(segments: y.filter, segmentLength: x.filter * inputChannels, segmentStride: x.input * inputChannels)
+            while pixel < rows.upperBound {
+                let oy = pixel / x.output, rowStart = oy * x.output
+                let rowEnd = min(rows.upperBound, rowStart + x.output)
+                let first = max(rowStart + interior.lowerBound, pixel), end = min(rowStart + interior.upperBound, rowEnd)
+                let groups = y.validTaps(oy).count == y.filter ? max(0, end - first) / 6 : 0
+                if groups > 0 {
+                    gatheredBand(pending..<first, packed, source, destination, addend, chunkScratch)
+                    let window = source + ((oy * y.stride - y.padBefore) * x.input + (first - rowStart) * x.stride - x.padBefore) * inputChannels
+                    withTileEpilogue(addend.map { $0 + first * addendStride }) { epilogue in
+                        packed.runWindows(a: window, lda: x.stride * inputChannels, groups: groups, windows: windows,
+                                          c: destination + first * outputChannels, ldc: outputChannels, activation: activation, epilogue: epilogue)
+                    }
+                    pending = first + groups * 6
+                }
+                pixel = rowEnd
+            }
+            gatheredBand(pending..<rows.upperBound, packed, source, destination, addend, chunkScratch)
             return
         }
         let patches: UnsafePointer<Float>
@@ -339,6 +350,34 @@ struct Conv2DKernel: EpilogueFusable {
         }
         addBiasAndActivate(out, rows: rows.count)
         finish(rows, destination, addend)
+    }
+
+    /// Whether the packed GEMM reads the windows where they lie (``PackedGEMM/runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``):
+    /// adjacent taps (dilation 1), no tanh activation of the convolution's own (its pass comes after the tiles), and
+    /// output rows of at least ``KernelConfig/windowsMinimumRowPixels``.
+    private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool {
+        packed.takesWindows && x.dilation == 1 && y.dilation == 1 && activation != .tanh && x.output >= KernelConfig.windowsMinimumRowPixels
+    }
+
+    /// Output pixels `rows` through their patches gathered and multiplied chunk by chunk, so that the patches are read
+    /// back from L1 rather than after the whole band has gone through L2 (the 3-channel stem: 12,544 rows of 27
+    /// floats). Every chunk in the same place, `chunkScratch` (the band's first rows of the scratch): chunks laid along
+    /// the band wrote each patch to memory not touched before (ESPCN's 3 × 3 × 64 layer: 115 MB of patches, the
+    /// gathering a third of the GEMM's time).
+    private func gatheredBand(_ rows: Range<Int>, _ packed: PackedGEMM, _ source: UnsafeMutablePointer<Float>,
+                              _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?,
+                              _ chunkScratch: UnsafeMutablePointer<Float>) {
+        let chunk = max(6, (16 << 10) / (patchSize * 4) / 6 * 6)
+        var start = rows.lowerBound
+        while start < rows.upperBound {
+            let end = min(rows.upperBound, start + chunk)
+            gatherPatches(from: source, into: chunkScratch, rows: start..<end)
+            withTileEpilogue(addend.map { $0 + start * addendStride }) { epilogue in
+                packed.run(a: chunkScratch, lda: patchSize, rows: 0..<(end - start), c: destination + start * outputChannels,
+                           ldc: outputChannels, activation: activation, epilogue: epilogue)
+            }
+            start = end
+        }
     }
 
     /// Runs the fused epilogue, if any, over output pixels `pixels` (the direct and OpenBLAS paths).

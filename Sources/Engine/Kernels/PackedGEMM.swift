@@ -219,7 +219,7 @@ struct PackedGEMM: Sendable {
     /// fifth of its time; teaching the tiles partial stores instead made their code larger and every full panel
     /// some 3 % slower (pose detector, counted in instructions).
     @inline(never)
-    private static func throughScratch(_ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, rows: Int,
+    static func throughScratch(_ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ width: Int, rows: Int,
                                        _ tile: (UnsafeMutablePointer<Float>, Int) -> Void) {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: 12 * panelWidth) { buffer in
             let scratch = buffer.baseAddress!
@@ -431,7 +431,7 @@ func loadPartial(_ p: UnsafePointer<Float>, _ count: Int) -> SIMD8<Float> {
 /// loads; re-reading a just-written tile costs a few cycles per row.) It repeats ``Epilogue/apply(output:addend:
 /// rows:rowStride:channels:)``'s arithmetic on purpose: with the panel's slopes loaded once and the 16- and 8-wide
 /// rows as straight-line code, face landmarks runs 5 % faster than through that general row loop (4.63 vs 4.89 ms).
-private struct TileEpilogue {
+struct TileEpilogue {
     let addend: UnsafePointer<Float>?
     let addendStride: Int
     let addendColumns: Int
