@@ -323,7 +323,7 @@ public struct KernelConfig: Sendable, Equatable {
     /// Output rows narrower than this keep their gathered im2col rows (``Conv2DKernel``): the windows read in place go
     /// six pixels of one row at a time, and each row's ends and its last few interior pixels take a tile of their own,
     /// which narrow rows pay more for than the copy saves. One 3 × 3 layer alone, AVX2 host, windows / gathered:
-    /// 20² × 128 → 128 1.11, 40² × 64 → 64 1.00, 80² × 16 → 16 0.85; ESPCN's 224-pixel rows 0.9–0.97 whole.
+    /// 20² × 128 → 128 with SiLU 1.11, 40² × 64 → 64 1.00, 80² × 16 → 16 0.85; ESPCN's 224-pixel rows 0.9–0.97 whole.
     static let windowsMinimumRowPixels = 64
     static let stemRowsMinimumPerThread = 2
     /// Elementwise operators, unary and binary: elements per thread (below it a thread's wake-up costs more than the work).
