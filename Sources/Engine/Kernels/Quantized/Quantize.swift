@@ -128,8 +128,7 @@ struct QuantizeKernel: Kernel {
 
         private func apply(_ lookup: ByteLookup, _ range: Range<Int>) {
             guard !range.isEmpty else { return }
-            guard let loop else { return lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count) }
-            loop.apply(lookup, x + range.lowerBound, z + range.lowerBound, count: range.count)
+            lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count, through: loop)
         }
     }
 

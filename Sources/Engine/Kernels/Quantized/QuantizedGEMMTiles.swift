@@ -76,6 +76,15 @@ struct ByteLookupLoop: Sendable, Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.tier == rhs.tier }
 }
 
+extension ByteLookup {
+    /// The table applied to `count` bytes through `loop` (the C loop of the CPU's tier) where there is one, else
+    /// through its own Swift loop: what every byte-table kernel runs.
+    func apply(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, count: Int, through loop: ByteLookupLoop?) {
+        guard let loop else { return apply(input, output, count: count) }
+        loop.apply(self, input, output, count: count)
+    }
+}
+
 extension Requantization {
     /// The parameters of the C tiles' requantizing store.
     func microKernelParameters(signed: Bool) -> vision_tasks_q_requantization {

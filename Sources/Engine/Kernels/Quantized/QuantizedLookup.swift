@@ -152,8 +152,7 @@ struct QuantizedLookupKernel: Kernel {
         let loop: ByteLookupLoop?
 
         func run(_ range: Range<Int>) {
-            guard let loop else { return lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count) }
-            loop.apply(lookup, x + range.lowerBound, z + range.lowerBound, count: range.count)
+            lookup.apply(x + range.lowerBound, z + range.lowerBound, count: range.count, through: loop)
         }
     }
 }
