@@ -1100,7 +1100,8 @@ RESIZE = [
 
 
 # Extra RESIZE_BILINEAR cases (as RESIZE): an output side of 1 (align_corners then uses the scale n_in / n_out, not
-# (n_in − 1) / (n_out − 1)), downsampling with half_pixel_centers
+# (n_in − 1) / (n_out − 1)), downsampling with half_pixel_centers, and upsampling several times over with channels that
+# are not a multiple of eight (DeepLab v3's 17 → 257 over 21 classes: each input row read by many output rows)
 RESIZE_EXTRA = [
     (5, 7, 3, 1, 1, True, False),
     (5, 7, 7, 1, 4, True, False),
@@ -1109,6 +1110,8 @@ RESIZE_EXTRA = [
     (9, 9, 5, 4, 4, False, True),
     (7, 5, 3, 3, 2, False, True),
     (16, 12, 3, 5, 5, False, True),
+    (9, 9, 21, 65, 65, True, False),
+    (6, 5, 9, 24, 20, False, True),
 ]
 
 
@@ -1116,7 +1119,8 @@ def resize_bilinear(rng):
     def make(kind, config, extra=False):
         h, w, c, nh, nw, align, half = config
         x = activation(rng, kind, [1, h, w, c])
-        label = (("output side 1: " if extra and 1 in (nh, nw) else "downsampling: " if extra else "")
+        label = (("output side 1: " if extra and 1 in (nh, nw) else "upsampling: " if extra and nh > h else
+                  "downsampling: " if extra else "")
                  + f"1x{h}x{w}x{c} -> {nh}x{nw}" + (" align_corners" if align else "")
                  + (" half_pixel_centers" if half else ""))
         return Case(label, "RESIZE_BILINEAR", kind, [x, int32([nh, nw])],

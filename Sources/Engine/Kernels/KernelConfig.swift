@@ -331,6 +331,10 @@ public struct KernelConfig: Sendable, Equatable {
     /// Rows per thread: pooling, bilinear resizing, a depthwise convolution's padded copy.
     static let poolingRowsMinimumPerThread = 4
     static let resizeRowsMinimumPerThread = 8
+    /// Scratch a quantized bilinear resize may take for its input rows interpolated horizontally (int32 values, one
+    /// row of the output's width per input row read): DeepLab v3's 17 rows × 257 × 21 take 367 KB, a 512² × 32
+    /// upsampling 16 MB; beyond this it interpolates pixel by pixel.
+    static let resizeRowsMaximumScratchBytes = 8 << 20
     static let paddedRowsMinimumPerThread = 4
     /// Quantized convolutions: output pixels per thread below which a band is not split further.
     static let quantizedConvolutionMinimumPixelsPerThread = 16

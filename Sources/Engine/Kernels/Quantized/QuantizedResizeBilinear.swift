@@ -3,6 +3,14 @@ import VisionTasksModelFormat
 /// RESIZE_BILINEAR on uint8 or int8, as XNNPACK computes it: sample positions as TFLite defines them (float), the
 /// fractions as Q11 integers rounded half to even, the interpolation in int32 (horizontal, then vertical) and a
 /// rounding shift right by 22. The output keeps the input's quantization.
+///
+/// The horizontal step of an input row is the same for every output row that reads it: each input row a tap reads is
+/// interpolated horizontally once, into the scratch area as int32, and every output row is then one vertical blend of
+/// two such rows, eight values a step over the row's whole width. An output pixel at a time read and weighed four
+/// input pixels for every value (DeepLab v3's 17² × 21 → 257² upsampling: 5.7 ms, XNNPACK 1.0). The same integer
+/// steps, so the same bytes. Where those rows would take more than ``KernelConfig/resizeRowsMaximumScratchBytes``,
+/// and in a build without optimization (generic SIMD code unoptimized is far slower than the scalar loop), pixel by
+/// pixel.
 struct QuantizedResizeBilinearKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -21,6 +29,13 @@ struct QuantizedResizeBilinearKernel: Kernel {
     let inputWidth: Int
     let rows: [Tap]
     let columns: [Tap]
+    /// The input rows the taps read, in order, and where each one's horizontal interpolation lies in the scratch
+    /// (`slots[inputRow]`, in rows of ``rowLength``); empty when the kernel goes pixel by pixel.
+    let readRows: [Int]
+    let slots: [Int]
+    /// Values of an output row: its width times the channels.
+    var rowLength: Int { columns.count * channels }
+    var scratchBytes: Int { readRows.count * rowLength * 4 }
 
     init(_ context: OperatorContext) throws(EngineError) {
         guard case let .resizeBilinear(alignCorners, halfPixelCenters) = context.options else {
@@ -58,6 +73,21 @@ struct QuantizedResizeBilinearKernel: Kernel {
         }
         rows = taps(geometry.height, geometry.outputHeight)
         columns = taps(geometry.width, geometry.outputWidth)
+        var read = [Bool](repeating: false, count: geometry.height)
+        for row in rows { read[row.lower] = true; read[row.upper] = true }
+        let readRows = read.indices.filter { read[$0] }
+        // The sizes are the declared output's, which the planner has already charged to the model's memory budget;
+        // the product is checked all the same.
+        let (values, overflow) = readRows.count.multipliedReportingOverflow(by: geometry.outputWidth * geometry.channels)
+        if !context.kernels.ononeLoops, !overflow, values <= KernelConfig.resizeRowsMaximumScratchBytes / 4 {
+            self.readRows = readRows
+            var slots = [Int](repeating: -1, count: geometry.height)
+            for (slot, row) in readRows.enumerated() { slots[row] = slot }
+            self.slots = slots
+        } else {
+            self.readRows = []
+            self.slots = []
+        }
     }
 
     func run(_ memory: TensorMemory) {
@@ -66,6 +96,18 @@ struct QuantizedResizeBilinearKernel: Kernel {
 
     private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
         let source = memory.raw(input).assumingMemoryBound(to: Element.self)
+        guard readRows.isEmpty else {
+            let horizontal = memory.scratch.assumingMemoryBound(to: Int32.self)
+            for b in 0..<batch {
+                let image = source + b * inputHeight * inputWidth * channels
+                let out = memory.raw(output).assumingMemoryBound(to: Element.self) + b * rows.count * rowLength
+                memory.parallel.forEach(readRows.count, minimumPerThread: KernelConfig.resizeRowsMinimumPerThread,
+                                        HorizontalRows(kernel: self, image: image, horizontal: horizontal))
+                memory.parallel.forEach(rows.count, minimumPerThread: KernelConfig.resizeRowsMinimumPerThread,
+                                        VerticalRows(kernel: self, horizontal: horizontal, out: out))
+            }
+            return
+        }
         var out = memory.raw(output).assumingMemoryBound(to: Element.self)
         for b in 0..<batch {
             let image = source + b * inputHeight * inputWidth * channels
@@ -83,6 +125,81 @@ struct QuantizedResizeBilinearKernel: Kernel {
                     out += channels
                 }
             }
+        }
+    }
+
+    private struct HorizontalRows<Element: QuantizedElement>: ParallelLoop {
+        let kernel: QuantizedResizeBilinearKernel
+        let image: UnsafeMutablePointer<Element>
+        let horizontal: UnsafeMutablePointer<Int32>
+        func run(_ range: Range<Int>) {
+            for slot in range {
+                kernel.interpolateHorizontally(image + kernel.readRows[slot] * kernel.inputWidth * kernel.channels,
+                                               into: horizontal + slot * kernel.rowLength)
+            }
+        }
+    }
+
+    private struct VerticalRows<Element: QuantizedElement>: ParallelLoop {
+        let kernel: QuantizedResizeBilinearKernel
+        let horizontal: UnsafeMutablePointer<Int32>
+        let out: UnsafeMutablePointer<Element>
+        func run(_ range: Range<Int>) {
+            for r in range {
+                let row = kernel.rows[r], length = kernel.rowLength
+                kernel.blendVertically(horizontal + kernel.slots[row.lower] * length, horizontal + kernel.slots[row.upper] * length,
+                                       weight: row.weight, into: out + r * length)
+            }
+        }
+    }
+
+    /// (left << 11) + (right − left) · weight for every output column and channel of one input row.
+    private func interpolateHorizontally<Element: QuantizedElement>(_ row: UnsafeMutablePointer<Element>, into target: UnsafeMutablePointer<Int32>) {
+        let channels = self.channels
+        var out = target
+        for column in columns {
+            let left = row + column.lower &* channels, right = row + column.upper &* channels
+            if channels >= 8 {
+                // Eight channels a step; the last step ends at the last channel, recomputing a few of the step
+                // before it (the same values) rather than reading past the pixel.
+                let weight = SIMD8<Int32>(repeating: column.weight)
+                var k = 0
+                while true {
+                    let l = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(left + k).loadUnaligned(as: SIMD8<Element>.self))
+                    let r = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(right + k).loadUnaligned(as: SIMD8<Element>.self))
+                    UnsafeMutableRawPointer(out + k).storeBytes(of: (l &<< 11) &+ (r &- l) &* weight, as: SIMD8<Int32>.self)
+                    if k &+ 8 == channels { break }
+                    k = min(k &+ 8, channels &- 8)
+                }
+            } else {
+                for k in 0..<channels {
+                    let l = Int32(left[k]), r = Int32(right[k])
+                    out[k] = (l &<< 11) &+ (r &- l) &* column.weight
+                }
+            }
+            out += channels
+        }
+    }
+
+    /// ((upper << 11) + (lower − upper) · weight + 2²¹) >> 22 over a whole output row.
+    private func blendVertically<Element: QuantizedElement>(_ upper: UnsafePointer<Int32>, _ lower: UnsafePointer<Int32>, weight: Int32,
+                                                            into out: UnsafeMutablePointer<Element>) {
+        let count = rowLength
+        guard count >= 8 else {
+            for i in 0..<count {
+                out[i] = Element(truncatingIfNeeded: ((upper[i] &<< 11) &+ (lower[i] &- upper[i]) &* weight &+ (1 << 21)) &>> 22)
+            }
+            return
+        }
+        let w = SIMD8<Int32>(repeating: weight), half = SIMD8<Int32>(repeating: 1 << 21)
+        var i = 0
+        while true {
+            let u = UnsafeRawPointer(upper + i).loadUnaligned(as: SIMD8<Int32>.self)
+            let l = UnsafeRawPointer(lower + i).loadUnaligned(as: SIMD8<Int32>.self)
+            let value = ((u &<< 11) &+ (l &- u) &* w &+ half) &>> 22
+            UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD8<Element>(truncatingIfNeeded: value), as: SIMD8<Element>.self)
+            if i &+ 8 == count { break }
+            i = min(i &+ 8, count &- 8)
         }
     }
 }
