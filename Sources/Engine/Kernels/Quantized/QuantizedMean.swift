@@ -15,6 +15,8 @@ struct QuantizedMeanKernel: Kernel {
     let factor: Float
     let offset: Float
     let range: ClosedRange<Int32>
+    /// A build without optimization: the scalar loop (generic SIMD code unoptimized is the slower one there).
+    let scalar: Bool
 
     init(_ context: OperatorContext) throws(EngineError) {
         input = try context.input(0)
@@ -36,6 +38,7 @@ struct QuantizedMeanKernel: Kernel {
         factor = (q.scale / out.scale) * (1 / count)
         offset = Float(out.zeroPoint) - (count * Float(q.zeroPoint)) * factor
         range = out.range
+        scalar = context.kernels.ononeLoops
     }
 
     func run(_ memory: TensorMemory) {
@@ -46,12 +49,37 @@ struct QuantizedMeanKernel: Kernel {
         let x = memory.raw(input).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         for o in 0..<outer {
-            for i in 0..<inner {
-                var sum: Int32 = 0
-                for r in 0..<reduced { sum &+= Int32(x[(o * reduced + r) * inner + i]) }
-                let value = Int32(saturating: (Float(sum) * factor + offset).rounded(.toNearestOrEven))
-                z[o * inner + i] = Element(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
+            let block = x + o * reduced * inner, out = z + o * inner
+            guard inner >= 8, !scalar else {
+                for i in 0..<inner {
+                    var sum: Int32 = 0
+                    for r in 0..<reduced { sum &+= Int32(block[r * inner + i]) }
+                    out[i] = store(sum, as: Element.self)
+                }
+                continue
+            }
+            // Eight adjacent outputs a step, each summing its column of the block: a global average pool's column
+            // one value at a time crossed the whole input per output (EfficientNetV2-B0's int8 squeeze-excites:
+            // 1.3 ms, XNNPACK 0.1). The last step ends at the last output, recomputing a few of the step before.
+            var i = 0
+            while true {
+                var sums = SIMD8<Int32>()
+                var p = UnsafeRawPointer(block + i)
+                for _ in 0..<reduced {
+                    sums &+= SIMD8<Int32>(truncatingIfNeeded: p.loadUnaligned(as: SIMD8<Element>.self))
+                    p += inner &* MemoryLayout<Element>.stride
+                }
+                for lane in 0..<8 { out[i + lane] = store(sums[lane], as: Element.self) }
+                if i + 8 == inner { break }
+                i = min(i + 8, inner - 8)
             }
         }
+    }
+
+    /// The output value of one sum, in float as XNNPACK computes it.
+    @inline(__always)
+    private func store<Element: QuantizedElement>(_ sum: Int32, as _: Element.Type) -> Element {
+        let value = Int32(saturating: (Float(sum) * factor + offset).rounded(.toNearestOrEven))
+        return Element(truncatingIfNeeded: min(max(value, range.lowerBound), range.upperBound))
     }
 }
