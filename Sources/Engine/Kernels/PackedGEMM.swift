@@ -66,9 +66,10 @@ struct PackedGEMM: Sendable {
         panels.withUnsafeBufferPointer { panels in
             bias.withUnsafeBufferPointer { bias in
                 let panels = panels.baseAddress!, bias = bias.baseAddress!
-                // A row left over after tiles of six (7 × 7 = 49 rows) would cost a whole six-row tile per panel;
-                // it goes across four panels at a time instead (``singleRow``).
-                let single = rows.count % 6 == 1 && rows.count > 1 ? rows.upperBound - 1 : nil
+                // A row left over after tiles of six (7 × 7 = 49 rows), or a product of one row (a classifier's
+                // head), would cost a whole six-row tile per panel; it goes across four panels at a time instead
+                // (``singleRow``; the same bits: each column's sum is its own).
+                let single = rows.count % 6 == 1 ? rows.upperBound - 1 : nil
                 let rows = rows.lowerBound..<(single ?? rows.upperBound)
                 if self.panels.count * 4 > Self.residentWeightBytes {
                     // Large filters: one panel over all rows keeps that panel's K × 16 weights in L1/L2 while A streams;
