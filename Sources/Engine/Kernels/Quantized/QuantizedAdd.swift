@@ -88,15 +88,19 @@ struct QuantizedAddKernel: Kernel {
         case let .xnnpack(aMultiplier, bMultiplier, bias, shift):
             plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
                 var start = 0
-                if strideA == 1, strideB == 1 {
-                    // Eight lanes at a time where both inputs run contiguously (residual ADDs: same shapes).
+                if strideA <= 1, strideB <= 1 {
+                    // Eight lanes at a time where both inputs run contiguously (residual ADDs: same shapes) or one
+                    // is a value repeated (a constant added to a tensor: MobileNetV3's hard sigmoids, x + 3; one
+                    // value at a time they took five times XNNPACK's whole ADD).
                     let vectorBias = SIMD8<Int32>(repeating: bias), am = SIMD8<Int32>(repeating: aMultiplier)
                     let bm = SIMD8<Int32>(repeating: bMultiplier), zero = SIMD8<Int32>(repeating: outputZeroPoint)
                     let shifts = SIMD8<Int32>(repeating: shift)
                     let low = SIMD8<Int32>(repeating: lower), high = SIMD8<Int32>(repeating: upper)
                     while start + 8 <= count {
-                        let va = SIMD8<Int32>(widening: x + offsetA + start, signed: Element.isSigned)
-                        let vb = SIMD8<Int32>(widening: y + offsetB + start, signed: Element.isSigned)
+                        let va = strideA == 0 ? SIMD8<Int32>(repeating: Int32(x[offsetA]))
+                            : SIMD8<Int32>(widening: x + offsetA + start, signed: Element.isSigned)
+                        let vb = strideB == 0 ? SIMD8<Int32>(repeating: Int32(y[offsetB]))
+                            : SIMD8<Int32>(widening: y + offsetB + start, signed: Element.isSigned)
                         var value = ((vectorBias &+ va &* am &+ vb &* bm) &>> shifts) &+ zero
                         value = value.replacing(with: low, where: value .< low).replacing(with: high, where: value .> high)
                         let bytes = narrowToBytes(value, .zero, signed: Element.isSigned)
