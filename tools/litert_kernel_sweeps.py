@@ -591,6 +591,12 @@ DEPTHWISE_EXTRA = [
      True),
     ("input zp min, output zp max", (9, 9, 7, 2, 3, 1, "VALID", 1, "NONE", True), "min", (None, "max"), "xnnpack",
      True),
+    # Dilated 3 x 3 over 8 channels or more (DeepLab v3's backbone at rate 2): whole vectors and a tail, SAME and VALID
+    ("dilated", (17, 17, 16, 1, 3, 1, "SAME", 2, "RELU6", True), None, (None, None), None, False),
+    ("dilated", (10, 12, 21, 1, 3, 1, "VALID", 3, "NONE", True), None, (None, None), None, False),
+    ("dilated", (6, 6, 8, 1, 3, 1, "SAME", 4, "RELU", True), None, (None, None), None, False),
+    # ... and over so many channels that the padded copy goes in blocks of channels (three rows of it over 64 KB)
+    ("dilated, blocks", (17, 17, 264, 1, 3, 1, "SAME", 2, "NONE", True), None, (None, None), None, False),
 ]
 
 

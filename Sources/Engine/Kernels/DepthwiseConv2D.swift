@@ -86,15 +86,22 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
         try context.expect([batch, y.output, x.output, f[3]], forOutput: 0)
         interiorColumns = x.interior
         let fastFilter = multiplier == 1 && f[1] == f[2] && (f[1] == 3 || f[1] == 5) && y.dilation == 1 && x.dilation == 1
+        // Dilated 3 × 3 filters (DeepLab v3's backbone at output stride 16: 17 × 17 maps of 384–960 channels at rate
+        // 2, where the border is 4 of every 17 rows and columns) always go through the padded copy and the 3 × 3
+        // loop with its taps `dilation` pixels apart: through the border pixel loop they ran 6–9 × XNNPACK's time.
+        // (Dilations within the input: the copy's sides then stay within three times the input's.)
+        let dilatedFilter = multiplier == 1 && f[1] == 3 && f[2] == 3 && y.dilation == x.dilation && x.dilation > 1 && i.c >= 8
+            && y.dilation <= y.input && x.dilation <= x.input
         let interiorPixels = y.interior.count * x.interior.count, pixels = y.output * x.output
         // A copy costs one read and one write per input value, against filter² multiply-adds per output value; the
         // per-tap checks of border pixels cost more than that once a tenth of the outputs are border pixels. Not at
         // stride 2, where the input is four times the output: copying it cost more than the borders (56 × 56 × 144
         // → 28 × 28, 5 × 5: 0.155 → 0.24 ms).
         // The C loops of a build without optimization skip border taps themselves, one row a call: no padded copy.
-        if fastFilter, channelLoops != .ononeLoops, y.stride == 1, x.stride == 1, (pixels - interiorPixels) * 10 > pixels {
-            let size = (height: max(y.input + y.padBefore, (y.output - 1) * y.stride + y.filter),
-                        width: max(x.input + x.padBefore, (x.output - 1) * x.stride + x.filter))
+        if fastFilter || dilatedFilter, channelLoops != .ononeLoops, y.stride == 1, x.stride == 1,
+           (pixels - interiorPixels) * 10 > pixels || dilatedFilter {
+            let size = (height: max(y.input + y.padBefore, (y.output - 1) * y.stride + (y.filter - 1) * y.dilation + 1),
+                        width: max(x.input + x.padBefore, (x.output - 1) * x.stride + (x.filter - 1) * x.dilation + 1))
             paddedSize = size
             // Blocks where the maps are small and a row's windows large: 7 × 7 and 14 × 14 maps of 480–1152
             // channels. Blocks of as many channels as keep a block's map within 64 KB, an eighth of L2 (24 KB, within
@@ -103,7 +110,11 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
             // split between threads, rows otherwise) each thread read half its input from the other core's cache:
             // 28 × 28 × 96 3 × 3 went from 0.024 to 0.033 ms.
             let window = y.filter * size.width * i.c * 4
-            blockChannels = pixels <= 14 * 14 && window > 64 << 10
+            // Dilated filters on maps of any size (DeepLab's 17 × 17 × 960 at rate 2: a 21 × 21 copy of 1.7 MB, made
+            // whole, ran from L3 at twice XNNPACK's time), but only over whole vectors of channels: a last block of
+            // fewer than 8 would need a scalar tail with the taps apart.
+            let blocks = dilatedFilter ? i.c % 8 == 0 : pixels <= 14 * 14
+            blockChannels = blocks && window > 64 << 10
                 ? min((i.c + 7) & ~7, max(8, (64 << 10) / (size.height * size.width * 4) & ~7)) : i.c
         } else {
             paddedSize = nil
@@ -218,8 +229,10 @@ struct DepthwiseConv2DKernel: EpilogueFusable {
                 for oy in rows {
                     let origin = UnsafePointer(map + oy &* y.stride &* rowStep), out = destination + (oy &* x.output &* channels &+ first)
                     switch channelLoops {
-                    // (.ononeLoops never has a padded copy: see init.)
-                    case .eightChannels, .ononeLoops: interior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
+                    // (.ononeLoops never has a padded copy: see init.) Dilated filters only have the eight-channel
+                    // 3 × 3 loop.
+                    case _ where x.dilation > 1, .eightChannels, .ononeLoops:
+                        interior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
                     case .sixteenChannels: wideInterior(0..<x.output, origin, rowStep, out, w.baseAddress! + first, bias.baseAddress! + first, span)
                     }
                     finish(oy, destination, addend, channels: first..<first &+ count)

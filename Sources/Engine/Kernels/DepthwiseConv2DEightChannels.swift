@@ -13,6 +13,14 @@ extension DepthwiseConv2DKernel {
     func interior(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
                   _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ span: ChannelSpan) {
         let clamp = ActivationClamp(activation)
+        if x.dilation > 1 {
+            // Only from the padded copy, 3 × 3 and 8 channels or more (see init): Swift in every tier.
+            interior3Dilated(columns, origin, rowStep, out, w, bias, clamp, span)
+            if activation == .tanh {
+                for ox in columns { activation.apply(out + ox &* inputChannels, count: span.count) }
+            }
+            return
+        }
         if let dispatchedLoops, span.count >= 8, !columns.isEmpty {
             // The same loops in C for the CPU's tier, chosen as the switch below chooses (3 × 3 at stride 1 or 2
             // through the nine-taps-in-registers loop, the rest through the four-pixel steps).
@@ -54,18 +62,27 @@ extension DepthwiseConv2DKernel {
         interior3(columns, stride: 2, origin, rowStep, out, w, bias, clamp, span)
     }
 
+    /// Stride 1, the taps `dilation` pixels and rows apart.
+    @inline(never)
+    func interior3Dilated(_ columns: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ out: UnsafeMutablePointer<Float>,
+                          _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: ActivationClamp, _ span: ChannelSpan) {
+        interior3(columns, stride: 1, dilation: x.dilation, origin, rowStep, out, w, bias, clamp, span)
+    }
+
     /// 3 × 3 windows, one channel vector at a time along the row: the vector's nine taps stay in registers, so each
     /// output vector costs nine input loads and nine multiply-adds — where the four-pixel loop, with every tap
     /// offset a separate pointer, spilled them and reloaded taps. Two accumulators per pixel (first row, other
     /// rows) halve the dependency chain; successive pixels are independent. The input rows one output row reads
     /// (3 × width × 8 floats per vector) stay in L1 from one channel vector to the next.
     @inline(__always)
-    func interior3(_ columns: Range<Int>, stride: Int, _ origin: UnsafePointer<Float>, _ rowStep: Int,
+    func interior3(_ columns: Range<Int>, stride: Int, dilation: Int = 1, _ origin: UnsafePointer<Float>, _ windowRowStep: Int,
                    _ out: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                    _ clamp: ActivationClamp, _ span: ChannelSpan) {
-        let channels = inputChannels, pixel = span.pixelStride
+        let channels = inputChannels
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
-        let pixelStep = stride &* pixel
+        let pixelStep = stride &* span.pixelStride
+        // Between a window's taps: a pixel and a row, or `dilation` of each.
+        let pixel = dilation &* span.pixelStride, rowStep = dilation &* windowRowStep
         @inline(__always) func vector(_ c: Int) {
             let t = w + c
             let w0 = load(t), w1 = load(t + channels), w2 = load(t + 2 &* channels)
