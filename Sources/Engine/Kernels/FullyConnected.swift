@@ -12,6 +12,7 @@ struct FullyConnectedKernel: Kernel {
     let rows: Int
     let depth: Int
     let units: Int
+    /// The [units × depth] weights for OpenBLAS; empty when they are packed (a 1280 → 1000 head holds 5 MB).
     let weights: [Float]
     let bias: [Float]
     let activation: Activation
@@ -31,7 +32,7 @@ struct FullyConnectedKernel: Kernel {
         depth = f[1]
         units = f[0]
         rows = count / depth
-        weights = try context.constantFloats(1)
+        let weights = try context.constantFloats(1)
         bias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: units)
         guard weights.count == units * depth, bias.count == units else { throw context.fail("weights/bias sizes") }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
@@ -41,6 +42,7 @@ struct FullyConnectedKernel: Kernel {
             && (ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles != nil)
             && (weights.count <= KernelConfig.packedFilterMaximumWeights || rows <= KernelConfig.matrixVectorMaximumPixels)
             ? PackedGEMM(weights: weights, bias: bias, columns: units, depth: depth, kernels: context.kernels) : nil
+        self.weights = packed == nil ? weights : []
         let inputShape = context.shape(input)
         let expected = options.keepNumDims ? Array(inputShape.dropLast()) + [units] : [rows, units]
         try context.expect(expected, forOutput: 0)
