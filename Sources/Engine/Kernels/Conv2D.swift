@@ -120,10 +120,11 @@ struct Conv2DKernel: EpilogueFusable {
                     scratch: memory.scratch.assumingMemoryBound(to: Float.self)))
                 continue
             }
-            if let packed, isPointwise, pixels < 64 * memory.parallel.threads, packed.panelCount > 1 {
-                // Few pixels (the 8 × 8 and 16 × 16 layers) but many output channels: threads take panels instead.
-                memory.parallel.forEach(packed.panelCount, Panels(
-                    kernel: self, packed: packed, source: source, destination: destination, addend: addend, pixels: pixels))
+            if let packed, isPointwise {
+                withTileEpilogue(addend) { epilogue in
+                    packed.run(a: source, lda: inputChannels, rows: pixels, c: destination, ldc: outputChannels,
+                               activation: activation, epilogue: epilogue, parallel: memory.parallel)
+                }
                 continue
             }
             // Each thread takes a band of output pixels: its own im2col rows, its own products, its own bias pass.
@@ -149,21 +150,6 @@ struct Conv2DKernel: EpilogueFusable {
         func run(_ pixels: Range<Int>) {
             kernel.direct(source, destination, pixels)
             kernel.finish(pixels, destination, addend)
-        }
-    }
-
-    private struct Panels: ParallelLoop {
-        let kernel: Conv2DKernel
-        let packed: PackedGEMM
-        let source: UnsafeMutablePointer<Float>
-        let destination: UnsafeMutablePointer<Float>
-        let addend: UnsafePointer<Float>?
-        let pixels: Int
-        func run(_ panels: Range<Int>) {
-            kernel.withTileEpilogue(addend) { epilogue in
-                packed.run(a: source, lda: kernel.patchSize, rows: 0..<pixels, c: destination, ldc: kernel.outputChannels,
-                           activation: kernel.activation, panels: panels, epilogue: epilogue)
-            }
         }
     }
 
@@ -273,13 +259,6 @@ struct Conv2DKernel: EpilogueFusable {
 
     private func band(_ rows: Range<Int>, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
                       _ addend: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) {
-        if let packed, isPointwise {
-            withTileEpilogue(addend.map { $0 + rows.lowerBound * addendStride }) { epilogue in
-                packed.run(a: source + rows.lowerBound * inputChannels, lda: inputChannels, rows: 0..<rows.count,
-                           c: destination + rows.lowerBound * outputChannels, ldc: outputChannels, activation: activation, epilogue: epilogue)
-            }
-            return
-        }
         if let packed {
             let chunkScratch = scratch + rows.lowerBound * patchSize
             guard readsWindowsInPlace(packed) else {

@@ -3,9 +3,9 @@ import VisionTasksModelFormat
 
 /// FULLY_CONNECTED: rows of the input (all dimensions but the last flattened) times the [out, in] weights.
 ///
-/// Through our packed micro-kernel where its tiles are fast (as a 1 × 1 convolution's product: a classifier's head is
-/// one row, which OpenBLAS's sgemm took 1.2 ms over for EfficientNetV2-B0's 1280 → 1000, XNNPACK 0.12), split over
-/// the threads by panels when the rows are few; OpenBLAS otherwise (a build without optimization, the portable tier).
+/// Through our packed micro-kernel as a 1 × 1 convolution's product goes (``PackedGEMM/carries(weightCount:depth:rows:kernels:)``:
+/// a classifier's head is one row, which OpenBLAS's sgemm took 1.2 ms over for EfficientNetV2-B0's 1280 → 1000,
+/// XNNPACK 0.12); OpenBLAS otherwise.
 struct FullyConnectedKernel: Kernel {
     let input: Int
     let output: Int
@@ -36,11 +36,7 @@ struct FullyConnectedKernel: Kernel {
         bias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: units)
         guard weights.count == units * depth, bias.count == units else { throw context.fail("weights/bias sizes") }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
-        // Conv2DKernel's choice for a 1 × 1 convolution of `rows` pixels (tanh, which the tiles leave to a pass after
-        // them, stays on the path that applies it per row).
-        packed = context.kernels.floatGEMM != .openBLAS && activation != .tanh
-            && (ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles != nil)
-            && (weights.count <= KernelConfig.packedFilterMaximumWeights || rows <= KernelConfig.matrixVectorMaximumPixels)
+        packed = PackedGEMM.carries(weightCount: weights.count, depth: depth, rows: rows, kernels: context.kernels)
             ? PackedGEMM(weights: weights, bias: bias, columns: units, depth: depth, kernels: context.kernels) : nil
         self.weights = packed == nil ? weights : []
         let inputShape = context.shape(input)
@@ -51,13 +47,8 @@ struct FullyConnectedKernel: Kernel {
     func run(_ memory: TensorMemory) {
         let destination = memory.floats(output)
         if let packed {
-            let product = Product(packed: packed, a: memory.floats(input), rows: rows, c: destination, activation: activation)
-            if rows < KernelConfig.convolutionMinimumPixelsPerThread * memory.parallel.threads, packed.panelCount > 1 {
-                // Few rows, many units: threads take panels (each column's sums are its own: the same bits).
-                memory.parallel.forEach(packed.panelCount, Panels(product: product))
-            } else {
-                memory.parallel.forEach(rows, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, product)
-            }
+            packed.run(a: memory.floats(input), lda: depth, rows: rows, c: destination, ldc: units, activation: activation,
+                       epilogue: nil, parallel: memory.parallel)
             return
         }
         weights.withUnsafeBufferPointer { w in
@@ -69,28 +60,6 @@ struct FullyConnectedKernel: Kernel {
                 let out = destination + r * units
                 for u in 0..<units { out[u] = activation(out[u] + bias[u]) }
             }
-        }
-    }
-
-    /// Rows of the product.
-    private struct Product: ParallelLoop {
-        let packed: PackedGEMM
-        let a: UnsafeMutablePointer<Float>
-        let rows: Int
-        let c: UnsafeMutablePointer<Float>
-        let activation: Activation
-        func run(_ range: Range<Int>) {
-            packed.run(a: a + range.lowerBound * packed.depth, lda: packed.depth, rows: 0..<range.count,
-                       c: c + range.lowerBound * packed.columns, ldc: packed.columns, activation: activation)
-        }
-    }
-
-    /// Panels of the product over all its rows.
-    private struct Panels: ParallelLoop {
-        let product: Product
-        func run(_ panels: Range<Int>) {
-            let p = product
-            p.packed.run(a: p.a, lda: p.packed.depth, rows: 0..<p.rows, c: p.c, ldc: p.packed.columns, activation: p.activation, panels: panels)
         }
     }
 }

@@ -54,6 +54,75 @@ struct PackedGEMM: Sendable {
         var alpha: UnsafePointer<Float>?
         /// Over the rows and panels computed, after the tiles and their epilogue (``Epilogue/function``).
         var function: EpilogueFunction?
+
+        /// The same epilogue for C from its row `row` on.
+        func fromRow(_ row: Int) -> Epilogue {
+            var rest = self
+            rest.addend = addend.map { $0 + row * addendStride }
+            return rest
+        }
+    }
+
+    /// Whether a float product — a convolution's gathered windows, a 1 × 1 convolution's pixels, a fully connected
+    /// layer's rows: `rows` rows of `depth` values times `weightCount` weights — goes through these tiles rather than
+    /// OpenBLAS's sgemm. One rule for every such product, so that a 1 × 1 convolution and the same product as a
+    /// FULLY_CONNECTED take the same path.
+    ///
+    /// Filters that fit in L2 go through the packed tiles; larger ones through OpenBLAS, unless the product has so
+    /// few rows that it is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS repacked its
+    /// 2.9 MB of weights on every call, 0.31 ms; EfficientNetV2-B0's 1280 → 1000 classifier, one row: sgemm
+    /// 0.48 ms, the 1 × 64 tile 0.08–0.10, XNNPACK 0.11), where streaming the packed panels once is best. A portable
+    /// x86-64 build (no AVX2 / FMA in the target) that runs no C tiles (``KernelConfig/dispatchedTier``) leaves the rest to
+    /// OpenBLAS as well
+    /// — it picks its kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill —
+    /// except products of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 ×
+    /// 256 × 8 → 8 with a residual: 0.93 → 0.64 ms). Where the tier's choice is OpenBLAS throughout (a build without
+    /// optimization), nothing comes here.
+    static func carries(weightCount: Int, depth: Int, rows: Int, kernels: KernelConfig) -> Bool {
+        guard kernels.floatGEMM != .openBLAS else { return false }
+        let tilesAreFast = ownGEMMKernelsAreFast || kernels.floatGEMMTiles != nil
+        return (weightCount <= KernelConfig.packedFilterMaximumWeights && (tilesAreFast || depth <= 16))
+            || rows <= KernelConfig.matrixVectorMaximumPixels
+    }
+
+    /// Computes all `rows` rows of C over the threads: each thread a band of rows or, when the rows are too few to
+    /// give every thread ``KernelConfig/convolutionMinimumPixelsPerThread`` of them (a classifier's head, the 8 × 8
+    /// and 16 × 16 layers) and there are several panels, a range of panels over every row. Each column's sums are its
+    /// own, so either split — at any thread count — gives the same bits.
+    func run(a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
+             epilogue: Epilogue?, parallel: Parallel) {
+        let product = Product(gemm: self, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation, epilogue: epilogue)
+        if rows < KernelConfig.convolutionMinimumPixelsPerThread * parallel.threads, panelCount > 1 {
+            parallel.forEach(panelCount, ProductPanels(product: product))
+        } else {
+            parallel.forEach(rows, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, product)
+        }
+    }
+
+    /// Bands of rows of a whole product (``run(a:lda:rows:c:ldc:activation:epilogue:parallel:)``).
+    private struct Product: ParallelLoop {
+        let gemm: PackedGEMM
+        let a: UnsafePointer<Float>
+        let lda: Int
+        let rows: Int
+        let c: UnsafeMutablePointer<Float>
+        let ldc: Int
+        let activation: Activation
+        let epilogue: Epilogue?
+        func run(_ band: Range<Int>) {
+            gemm.run(a: a + band.lowerBound * lda, lda: lda, rows: 0..<band.count, c: c + band.lowerBound * ldc, ldc: ldc,
+                     activation: activation, epilogue: epilogue?.fromRow(band.lowerBound))
+        }
+    }
+
+    /// Ranges of panels over every row of a whole product.
+    private struct ProductPanels: ParallelLoop {
+        let product: Product
+        func run(_ panels: Range<Int>) {
+            let p = product
+            p.gemm.run(a: p.a, lda: p.lda, rows: 0..<p.rows, c: p.c, ldc: p.ldc, activation: p.activation, panels: panels,
+                       epilogue: p.epilogue)
+        }
     }
 
     /// Computes rows `rows` of C (leading dimensions `lda`, `ldc` in elements).
