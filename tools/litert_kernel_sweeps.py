@@ -517,6 +517,15 @@ CONV_EXTRA = [
     # (windows copied with zeros) and its top and bottom rows (im2col)
     ("BlazeFace's stem", (18, 18, 3, 24, 5, 5, 2, "SAME", 1, "RELU", True), None, (None, None), "xnnpack", False),
     ("RGB stem, odd width", (9, 13, 3, 16, 3, 3, 2, "SAME", 1, "RELU6", True), None, (None, None), "xnnpack", False),
+    # Dilations past the map (DeepLab v3's ASPP at rates 12 and 18 over 17 x 17): taps that read padding for every
+    # output, which our float kernel drops with their weights. Only the centre tap lands inside; only the centre row
+    # (a 5-high map at rate 6: a 1 x 3 filter remains); the centre at stride 2.
+    ("dilation past the map: the centre tap alone", (9, 9, 16, 24, 3, 3, 1, "SAME", 12, "RELU", True), None, (None, None),
+     "xnnpack", False),
+    ("dilation past the map's height: the centre row", (5, 17, 8, 16, 3, 3, 1, "SAME", 6, "NONE", True), None,
+     (None, None), "xnnpack", False),
+    ("dilation past the map at stride 2", (9, 9, 8, 16, 3, 3, 2, "SAME", 10, "RELU6", True), None, (None, None),
+     "xnnpack", False),
 ]
 
 

@@ -72,36 +72,31 @@ struct Conv2DKernel: EpilogueFusable {
         inputChannels = i.c
         outputChannels = f[0]
         let padded = context.paddedSpatialSize(i)
-        (y, x) = context.unpadding(
+        let (windowY, windowX) = context.unpadding(
             try context.windowAxis(input: padded.h, filter: f[1], stride: options.strideHeight, dilation: options.dilationHeight, padding: options.padding),
             try context.windowAxis(input: padded.w, filter: f[2], stride: options.strideWidth, dilation: options.dilationWidth, padding: options.padding))
-        weights = try context.constantFloats(1)
+        let weights = try context.constantFloats(1)
         bias = context.hasInput(2) ? try context.constantFloats(2) : Array(repeating: 0, count: f[0])
         guard bias.count == outputChannels, weights.count == outputChannels * f[1] * f[2] * i.c else {
             throw context.fail("weights/bias sizes do not match the filter shape")
         }
+        if let live = droppingDeadTaps(weights, outputChannels: outputChannels, inputChannels: i.c, y: windowY, x: windowX) {
+            (self.weights, y, x) = live
+        } else {
+            (self.weights, y, x) = (weights, windowY, windowX)
+        }
         activation = try Activation(options.activation, operatorIndex: context.index, name: context.name)
         try context.expect([batch, y.output, x.output, outputChannels], forOutput: 0)
-        // Filters that fit in L2 go through the packed micro-kernel; larger ones through OpenBLAS, unless the output
-        // has so few pixels that the product is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS
-        // repacked its 2.9 MB of weights on every call, 0.31 ms), where streaming the packed panels once is best.
-        // A portable x86-64 build (no AVX2 / FMA in the target) leaves the rest to OpenBLAS as well — it picks its
-        // kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill — except
-        // filters of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 × 256 ×
-        // 8 → 8 with a residual: 0.93 → 0.64 ms).
-        // Where the tier's choice is OpenBLAS throughout (a build without optimization), everything but the direct
-        // kernel's few outputs goes there.
+        // Through our packed tiles or OpenBLAS: the rule every float product shares (``PackedGEMM/carries(weightCount:depth:rows:kernels:)``).
         throughOpenBLAS = context.kernels.floatGEMM == .openBLAS
         ononeLoops = context.kernels.ononeLoops
-        // A portable build that runs the CPU's tier's C tiles (``KernelConfig/dispatchedTier``) has fast tiles too.
-        let tilesAreFast = ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles != nil
-        packed = !throughOpenBLAS && ((weights.count <= KernelConfig.packedFilterMaximumWeights && (tilesAreFast || f[1] * f[2] * i.c <= 16))
-            || y.output * x.output <= KernelConfig.matrixVectorMaximumPixels)
-            ? PackedGEMM(weights: weights, bias: bias, columns: outputChannels, depth: f[1] * f[2] * i.c, kernels: context.kernels) : nil
+        let depth = y.filter * x.filter * i.c
+        packed = PackedGEMM.carries(weightCount: self.weights.count, depth: depth, rows: y.output * x.output, kernels: context.kernels)
+            ? PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels) : nil
         // The stem's direct loops are Swift of the build's tier: in a portable build that runs C tiles, im2col and
         // those tiles beat its SSE2 loops.
         stem = packed != nil && activation != .tanh && (ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles == nil)
-            ? StemConvolution(weights: weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
+            ? StemConvolution(weights: self.weights, bias: bias, outputChannels: outputChannels, inputChannels: i.c, y: y, x: x) : nil
     }
 
     func run(_ memory: TensorMemory) {
