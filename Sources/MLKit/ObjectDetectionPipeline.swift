@@ -24,12 +24,17 @@ final class ObjectDetectionPipeline: FramePipeline {
 
     private let configuration: ObjectDetectorConfiguration
     private let models: Swift.Result<Models, ObjectDetectionError>
+    /// The task error behind a model that did not load (a missing or corrupt file, an operator the engine does not
+    /// run, a model for another task), where there is one: what the surfaces report, rather than ML Kit's message.
+    let loadCause: VisionTaskError?
     /// Stream mode's; nil in single-image mode, where objects have no tracking IDs.
     private var tracker: ObjectTracker?
 
     init(_ configuration: ObjectDetectorConfiguration) {
         self.configuration = configuration
-        models = Swift.Result { () throws(ObjectDetectionError) -> Models in try Self.load(configuration) }
+        var cause: VisionTaskError?
+        models = Swift.Result { () throws(ObjectDetectionError) -> Models in try Self.load(configuration, cause: &cause) }
+        loadCause = cause
         tracker = configuration.mode == .stream ? ObjectTracker() : nil
     }
 
@@ -44,13 +49,14 @@ final class ObjectDetectionPipeline: FramePipeline {
         Swift.Result { () throws(ObjectDetectionError) -> [Object] in try detect(image) }
     }
 
-    private static func load(_ configuration: ObjectDetectorConfiguration) throws(ObjectDetectionError) -> Models {
+    private static func load(_ configuration: ObjectDetectorConfiguration, cause: inout VisionTaskError?) throws(ObjectDetectionError) -> Models {
         let detectorOptions = VisionTasks.ObjectDetectorOptions()
         detectorOptions.baseOptions.modelAssetPath = configuration.detectorPath
         detectorOptions.baseOptions.numThreads = configuration.numThreads
         detectorOptions.scoreThreshold = detectionThreshold
         let detector: VisionTasks.ObjectDetector
         do { detector = try VisionTasks.ObjectDetector(options: detectorOptions) } catch {
+            cause = error as? VisionTaskError
             throw .modelUnavailable("detector \(configuration.detectorPath): \(error)")
         }
         var labels: [String: Int] = [:]
@@ -67,6 +73,7 @@ final class ObjectDetectionPipeline: FramePipeline {
                     // Through the model reader's open: a FIFO or device named as the label file is refused, not waited on.
                     let text: String
                     do { text = String(decoding: try ByteSlice.mapping(path: labelsPath).bytes, as: UTF8.self) } catch {
+                        cause = .model(error)
                         throw .modelUnavailable("cannot read the label file \(labelsPath): \(error)")
                     }
                     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) }
@@ -87,6 +94,7 @@ final class ObjectDetectionPipeline: FramePipeline {
             classifierOptions.scoreThreshold = 0
             classifierOptions.fallbackLabels = labels
             do { classifier = try ImageClassifier(options: classifierOptions) } catch {
+                cause = error as? VisionTaskError
                 throw .modelUnavailable("classifier \(path): \(error)")
             }
             guard let loaded = classifier, loaded.hasLabels else {

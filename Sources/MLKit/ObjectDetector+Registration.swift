@@ -88,10 +88,12 @@ final class ObjectTrackingSession: TaskSession, @unchecked Sendable {
         detector = try Self.detector(configuration)
     }
 
-    /// A detector whose models loaded, or the reason they did not as the task's error.
+    /// A detector whose models loaded, or the reason they did not as the task's error: the model's or engine's own
+    /// error where there is one (a missing file is not the wrong model), else the wrong model (a classifier without
+    /// labels to name objects with).
     private static func detector(_ configuration: ObjectDetectorConfiguration) throws(VisionTaskError) -> ObjectDetector {
         let detector = ObjectDetector(configuration)
-        if let failure = detector.loadFailure { throw .wrongModel("\(failure)") }
+        if let failure = detector.loadFailure { throw detector.loadCause ?? .wrongModel("\(failure)") }
         return detector
     }
 

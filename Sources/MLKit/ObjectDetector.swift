@@ -15,6 +15,8 @@ public final class ObjectDetector: Sendable {
     /// Why the models did not load, if they did not: every call's error (ML Kit's factory does not fail), which the
     /// surfaces' session reports when it opens the detector instead.
     let loadFailure: ObjectDetectionError?
+    /// The task error behind ``loadFailure`` where there is one (``ObjectDetectionPipeline/loadCause``).
+    let loadCause: VisionTaskError?
 
     /// A detector for `options`, as they are now (ML Kit's factory does not fail: a model that cannot be loaded makes
     /// every call fail with ``ObjectDetectionError/modelUnavailable(_:)`` instead).
@@ -26,6 +28,7 @@ public final class ObjectDetector: Sendable {
         mode = configuration.mode
         let pipeline = ObjectDetectionPipeline(configuration)
         loadFailure = pipeline.loadFailure
+        loadCause = pipeline.loadCause
         runner = TaskRunner(pipeline, runningMode: mode == .stream ? .liveStream : .image,
                             label: "mlkit.object-detector", liveStreamAdmission: .dropIncoming)
     }

@@ -28,6 +28,38 @@ final class TaskRegistryTests: XCTestCase {
         }
     }
 
+    /// A model file that is not there, or is not a model, is the model's own error (``VisionTaskError/model(_:)``)
+    /// for every task, as the surfaces open them — ML Kit's detector included, whose factory does not fail and whose
+    /// load failures all came out as "wrong model for this task". A classifier without labels for ML Kit's objects
+    /// is the wrong model.
+    func testAMissingOrCorruptModelIsTheModelsErrorForEveryTask() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registry-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing.tflite").path
+        let corrupt = directory.appendingPathComponent("corrupt.tflite")
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }).write(to: corrupt)
+        for task in TaskRegistry.tasks {
+            for path in [missing, corrupt.path] {
+                XCTAssertThrowsError(try task.open(TaskSetup(modelPath: path, values: [:])), task.name) { error in
+                    guard case .model? = error as? VisionTaskError else {
+                        return XCTFail("\(task.name), \((path as NSString).lastPathComponent): \(error)")
+                    }
+                }
+            }
+        }
+        let odt = try XCTUnwrap(TaskRegistry.task(named: "odt"))
+        let unlabelled = Repository.root.appendingPathComponent(".cache/fixtures/mobilenet_v1_0.25_128_quant_no_metadata.tflite").path
+        XCTAssertThrowsError(try odt.open(TaskSetup(modelPath: Repository.modelPath("ssd_mobilenet_v1.tflite"),
+                                                    values: ["localModel": .text(unlabelled)]))) { error in
+            guard case .wrongModel? = error as? VisionTaskError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try odt.open(TaskSetup(modelPath: Repository.modelPath("ssd_mobilenet_v1.tflite"),
+                                                    values: ["localModel": .text(missing)]))) { error in
+            guard case .model? = error as? VisionTaskError else { return XCTFail("\(error)") }
+        }
+    }
+
     func testDocumentationListsEveryRegisteredTask() throws {
         let docc = Repository.root.appendingPathComponent("Sources/Tasks/VisionTasks.docc")
         let models = try String(contentsOf: docc.appendingPathComponent("Models.md"), encoding: .utf8)
