@@ -72,12 +72,11 @@ struct PackedGEMM: Sendable {
     /// few rows that it is a matrix-vector one (face landmarks' 2 × 2 × 128 → 1434 head: OpenBLAS repacked its
     /// 2.9 MB of weights on every call, 0.31 ms; EfficientNetV2-B0's 1280 → 1000 classifier, one row: sgemm
     /// 0.48 ms, the 1 × 64 tile 0.08–0.10, XNNPACK 0.11), where streaming the packed panels once is best. A portable
-    /// x86-64 build (no AVX2 / FMA in the target) that runs no C tiles (``KernelConfig/dispatchedTier``) leaves the rest to
-    /// OpenBLAS as well
-    /// — it picks its kernels for the CPU at run time, where our SIMD8 tiles run as pairs of SSE registers and spill —
-    /// except products of 16 inputs per output or fewer, where OpenBLAS's packing costs more than our spills (256 ×
-    /// 256 × 8 → 8 with a residual: 0.93 → 0.64 ms). Where the tier's choice is OpenBLAS throughout (a build without
-    /// optimization), nothing comes here.
+    /// x86-64 build (no AVX2 / FMA in the target) that runs no C tiles (``KernelConfig/dispatchedTier``) leaves the
+    /// rest to OpenBLAS as well — it picks its kernels for the CPU at run time, where our SIMD8 tiles run as pairs of
+    /// SSE registers and spill — except products of 16 inputs per output or fewer, where OpenBLAS's packing costs more
+    /// than our spills (256 × 256 × 8 → 8 with a residual: 0.93 → 0.64 ms). Where the tier's choice is OpenBLAS
+    /// throughout (a build without optimization), nothing comes here.
     static func carries(weightCount: Int, depth: Int, rows: Int, kernels: KernelConfig) -> Bool {
         guard kernels.floatGEMM != .openBLAS else { return false }
         let tilesAreFast = ownGEMMKernelsAreFast || kernels.floatGEMMTiles != nil
