@@ -97,8 +97,9 @@ struct WindowAxis: Sendable {
 /// dropped.
 func droppingDeadTaps(_ weights: [Float], outputChannels: Int, inputChannels: Int, y: WindowAxis, x: WindowAxis)
     -> (weights: [Float], y: WindowAxis, x: WindowAxis)? {
-    guard y.liveTaps != nil || x.liveTaps != nil else { return nil }
-    let rows = y.liveTaps ?? 0..<y.filter, columns = x.liveTaps ?? 0..<x.filter
+    let liveRows = y.liveTaps, liveColumns = x.liveTaps
+    guard liveRows != nil || liveColumns != nil else { return nil }
+    let rows = liveRows ?? 0..<y.filter, columns = liveColumns ?? 0..<x.filter
     guard let keptY = y.keeping(taps: rows), let keptX = x.keeping(taps: columns) else { return nil }
     var trimmed: [Float] = []
     trimmed.reserveCapacity(outputChannels * rows.count * columns.count * inputChannels)
