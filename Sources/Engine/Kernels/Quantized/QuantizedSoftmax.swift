@@ -2,12 +2,17 @@ import Foundation
 import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
-/// SOFTMAX on uint8 or int8 along the last axis. XNNPACK does not take it, so LiteRT runs its builtin kernel, and
-/// that is the arithmetic here: a table of exp(−input scale × β × d) for every distance d of a stored value below
-/// the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale), then for
-/// uint8 truncated after adding ½ — the output zero point ignored, as TFLite's uint8 kernel does on x86 (converters
-/// give softmax outputs zero point 0; LiteRT's arm64 build adds it, and so do we there) — and for int8 rounded half
-/// away from zero plus the zero point; saturated.
+/// SOFTMAX on uint8 or int8 along the last axis. XNNPACK does not take it, so LiteRT runs its builtin kernel, whose
+/// arithmetic depends on the machine LiteRT was built for (tensorflow/lite/kernels/activations.cc):
+/// - x86-64 (``Arithmetic/floatTable``): a table of exp(−input scale × β × d) for every distance d of a stored value
+///   below the row's largest, a float sum of the row's entries in order, each entry times 1 / (sum × output scale),
+///   then for uint8 truncated after adding ½ — the output zero point ignored (converters give softmax outputs zero
+///   point 0) — and for int8 rounded half away from zero plus the zero point; saturated.
+/// - aarch64 (``Arithmetic/sixteenBitTable``; clang there defines `TFLITE_SOFTMAX_USE_UINT16_LUT`): the table holds
+///   exp(input scale × β × (v − 255)) × 65535 rounded to 16 bits, the row's entries sum in integers, and each output
+///   is its entry times TFLite's fixed-point multiplier of 1 / (sum × output scale), plus the zero point (uint8's
+///   too), saturated. The two round apart about once in a thousand outputs (the bird classifier's 965 classes: one
+///   output a step apart on two photos of five, against LiteRT on arm64).
 struct QuantizedSoftmaxKernel: Kernel {
     /// int8 rather than uint8 (not a generic type: see ``QuantizedConv2DKernel``).
     let signed: Bool
@@ -15,12 +20,9 @@ struct QuantizedSoftmaxKernel: Kernel {
     let output: Int
     let rows: Int
     let depth: Int
-    /// exp(−scale β d) at index 255 − d.
-    let table: [Float]
+    let arithmetic: Arithmetic
     let outputScale: Float
     let outputZeroPoint: Int32
-    /// What a uint8 output adds: LiteRT's x86 build ignores the zero point, its arm64 build adds it.
-    let uint8ZeroPoint: Int32
     /// A build without optimization (``KernelConfig/ononeLoops``), where SIMD code runs lane by lane: the plain loop.
     let ononeLoops: Bool
 
@@ -36,20 +38,77 @@ struct QuantizedSoftmaxKernel: Kernel {
         }
         rows = context.graph.elementCount(input) / depth
         let q = try context.quantization(input), out = try context.quantization(output)
-        let scale = -q.scale * beta
-        table = (0...255).map { d in expf(scale * Float(255 - d)) }
+        arithmetic = Arithmetic.litertBuild(inputScale: q.scale, beta: beta)
         outputScale = out.scale
         outputZeroPoint = out.zeroPoint
         ononeLoops = context.kernels.ononeLoops
-        #if arch(arm64)
-        uint8ZeroPoint = out.zeroPoint
-        #else
-        uint8ZeroPoint = 0
-        #endif
+    }
+
+    /// LiteRT's two arithmetics, each with its table.
+    enum Arithmetic {
+        /// exp(−scale β d) at index 255 − d.
+        case floatTable([Float])
+        /// exp(scale β (v − 255)) × 65535 at index v.
+        case sixteenBitTable([UInt16])
+
+        /// The one LiteRT's build for this machine runs.
+        static func litertBuild(inputScale: Float, beta: Float) -> Arithmetic {
+            #if arch(arm64)
+            return sixteenBitTable(inputScale: inputScale, beta: beta)
+            #else
+            return floatTable(inputScale: inputScale, beta: beta)
+            #endif
+        }
+
+        static func floatTable(inputScale: Float, beta: Float) -> Arithmetic {
+            let scale = -inputScale * beta
+            return .floatTable((0...255).map { d in expf(scale * Float(255 - d)) })
+        }
+
+        /// `PopulateSoftmaxUInt8LookupTable`: the float exponential times 65535, ½ added in double, truncated and
+        /// capped. A NaN (a hostile scale) gives 0, as arm64's conversion does, instead of trapping.
+        static func sixteenBitTable(inputScale: Float, beta: Float) -> Arithmetic {
+            let scale = inputScale * beta
+            return .sixteenBitTable((0...255).map { v in
+                let entry = Double(expf(scale * Float(v - 255)) * 65535) + 0.5
+                return entry.isNaN ? 0 : entry >= 65535 ? 65535 : UInt16(max(entry, 0))
+            })
+        }
     }
 
     func run(_ memory: TensorMemory) {
-        if signed { run(memory, as: Int8.self) } else { run(memory, as: UInt8.self) }
+        switch arithmetic {
+        case let .floatTable(table):
+            if signed { run(memory, table: table, as: Int8.self) } else { run(memory, table: table, as: UInt8.self) }
+        case let .sixteenBitTable(table):
+            if signed { run(memory, table: table, as: Int8.self) } else { run(memory, table: table, as: UInt8.self) }
+        }
+    }
+
+    /// The aarch64 form (`SoftmaxInt8LUT`), which reads int8 values as bytes with the sign bit flipped. The sum is
+    /// taken modulo 2^32 as its unsigned lanes take it; its multiplier's products never need the vector loop's own
+    /// rounding (``FixedPointMultiplier/vectorLoopForm(_:)``): entries and multiplier are non-negative, where the two
+    /// forms agree.
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, table: [UInt16], as _: Element.Type) {
+        let x = UnsafeRawPointer(memory.raw(input))
+        let z = memory.raw(output).assumingMemoryBound(to: Element.self)
+        let flip: UInt8 = Element.isSigned ? 0x80 : 0
+        table.withUnsafeBufferPointer { table in
+            for r in 0..<rows {
+                let row = x + r * depth, out = z + r * depth
+                var largest: UInt8 = 0
+                for j in 0..<depth { largest = max(largest, row.load(fromByteOffset: j, as: UInt8.self) ^ flip) }
+                // Index v + (255 − largest): v's distance below the row's largest, from the table's end.
+                let base = table.baseAddress! + 255 - Int(largest)
+                var sum: UInt32 = 0
+                for j in 0..<depth { sum &+= UInt32(base[Int(row.load(fromByteOffset: j, as: UInt8.self) ^ flip)]) }
+                let multiplier = FixedPointMultiplier(Double(1 / (Float(Int32(bitPattern: sum)) * outputScale)))
+                for j in 0..<depth {
+                    let value = multiplier(Int32(base[Int(row.load(fromByteOffset: j, as: UInt8.self) ^ flip)])) &+ outputZeroPoint
+                    out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
+                }
+            }
+        }
     }
 
     /// Sixteen outputs of a row: the entries `p` (already × 1 / (sum × output scale)) rounded as the scalar loop below
@@ -72,7 +131,8 @@ struct QuantizedSoftmaxKernel: Kernel {
         return n &- zero.replacing(with: one, where: (f .> t) .& (t .> 0)) &+ zero.replacing(with: one, where: (f .< t) .& (t .< 0))
     }
 
-    private func run<Element: QuantizedElement>(_ memory: TensorMemory, as _: Element.Type) {
+    /// The x86-64 form.
+    private func run<Element: QuantizedElement>(_ memory: TensorMemory, table: [Float], as _: Element.Type) {
         let x = memory.raw(input).assumingMemoryBound(to: Element.self)
         let z = memory.raw(output).assumingMemoryBound(to: Element.self)
         table.withUnsafeBufferPointer { table in
@@ -88,7 +148,7 @@ struct QuantizedSoftmaxKernel: Kernel {
                 var start = 0
                 if !ononeLoops {
                     let scale = SIMD16<Float>(repeating: inverse)
-                    let zeroPoint = SIMD16<Int32>(repeating: Element.isSigned ? outputZeroPoint : uint8ZeroPoint)
+                    let zeroPoint = SIMD16<Int32>(repeating: Element.isSigned ? outputZeroPoint : 0)
                     let lowest = SIMD16<Int32>(repeating: Int32(Element.min)), highest = SIMD16<Int32>(repeating: Int32(Element.max))
                     while start + 16 <= depth {
                         var entries = SIMD16<Float>()
@@ -101,7 +161,7 @@ struct QuantizedSoftmaxKernel: Kernel {
                 }
                 for j in start..<depth {
                     let p = base[Int(row[j])] * inverse
-                    let value = Element.isSigned ? Int32(saturating: p.rounded()) &+ outputZeroPoint : Int32(saturating: p + 0.5) &+ uint8ZeroPoint
+                    let value = Element.isSigned ? Int32(saturating: p.rounded()) &+ outputZeroPoint : Int32(saturating: p + 0.5)
                     out[j] = Element(truncatingIfNeeded: min(max(value, Int32(Element.min)), Int32(Element.max)))
                 }
             }
