@@ -49,7 +49,7 @@ final class HostileVideoTests: XCTestCase {
     private func inDirectory<R>(_ body: () throws -> R) throws -> R {
         let previous = FileManager.default.currentDirectoryPath
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(directory.path))
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         return try body()
     }
 
