@@ -6,7 +6,8 @@ import XCTest
 /// The Face Detector against MediaPipe 1.2.3 (Tests/Fixtures/face_detector_reference.json, made by
 /// tools/mediapipe_face_detector_goldens.py; MediaPipe 0.10.14's answers beside it are within 6e-7 of 1.2.3's, boxes
 /// identical): every detection in MediaPipe's order, boxes by IoU ≥ 0.99, keypoints within 0.002, scores within 1e-4
-/// (the bounds), in every running mode, on turned buffers and on EXIF-tagged files.
+/// (the bounds), in every running mode, on turned buffers and on EXIF-tagged files. On arm64 the file is what
+/// MediaPipe 1.2.3 answers there (`tools/arm64 goldens --all`): the clip's frames come from that machine's ffmpeg.
 final class FaceDetectorReferenceTests: XCTestCase {
     struct Box: Decodable { let originX: Int; let originY: Int; let width: Int; let height: Int }
     struct Point: Decodable { let x: Float; let y: Float }
@@ -35,7 +36,7 @@ final class FaceDetectorReferenceTests: XCTestCase {
     struct File: Decodable { let mediapipeVersion: String; let entries: [Entry] }
 
     static let file: File = {
-        let data = try! Data(contentsOf: Repository.fixtures.appendingPathComponent("face_detector_reference.json"))
+        let data = try! Data(contentsOf: Repository.mediapipeFixture("face_detector_reference.json"))
         return try! JSONDecoder().decode(File.self, from: data)
     }()
 

@@ -69,7 +69,7 @@ public enum Repository {
     public static let arm64Fixtures: Set<String> = [
         "classifier_roi_reference.json", "orientation/exif_object.json", "orientation/exif_pose.json",
         "orientation/exif_face.json", "orientation/exif_gesture.json", "orientation/turned_object.json",
-        "orientation/turned_classify.json",
+        "orientation/turned_classify.json", "face_detector_reference.json",
     ]
 
     /// Tests/Fixtures' own file (MediaPipe 0.10.14's, x86-64) where ``mediapipeFixture(_:)`` is another version's;
