@@ -35,7 +35,11 @@ struct Parallel: Sendable {
     }
 }
 
-/// The body of a loop whose iterations write disjoint outputs, so that slices of it may run at once.
+/// The body of a loop whose iterations write disjoint outputs, so that slices of it may run at once. Keep conforming
+/// types non-generic: the worker threads call `run` through the conformance's witness (``WorkerPool`` keeps the job's
+/// type, not its specialization), and a generic type's witness is its unspecialized code — a loop generic over its
+/// element type ran its SIMD steps through the runtime's generic metadata there, 60 times slower than on the calling
+/// thread (QuantizedResizeBilinearKernel's rows). Pick the element inside `run` instead.
 protocol ParallelLoop {
     func run(_ range: Range<Int>)
 }
