@@ -701,6 +701,14 @@ BINARY = [
     ([1, 1, 1, 7], [1, 4, 5, 7], "RELU6", False),
 ]
 
+# An image less its per-channel mean, times its per-channel scale (Keras's Normalization in front of a network): runs
+# of three, which the kernels read through a repeated tile over many of its lengths, from either side. Generated after
+# every other case of the family, so that the cases above keep their random draws.
+BINARY_REPEATED_RUNS = [
+    ([1, 24, 24, 3], [1, 1, 1, 3], "NONE", False),
+    ([3], [1, 24, 24, 3], "RELU", False),
+]
+
 
 A = [1, 4, 5, 7]
 # Extra ADD / SUB / MUL cases (uint8 and int8) over the paths of LiteRT's quantized arithmetic: XNNPACK takes ADD and
@@ -810,6 +818,9 @@ def binary(name, options_name):
         for config in MUL_EXTRA if name == "MUL" else ADD_SUB_EXTRA:  # appended: the main grid keeps its indices
             for kind in ("uint8", "int8"):
                 yield partial(make_extra, kind, config)
+        for kind in KINDS:
+            for config in BINARY_REPEATED_RUNS:
+                yield partial(make, kind, config)
     return family
 
 

@@ -74,3 +74,58 @@ struct BroadcastPlan: Sendable {
         }
     }
 }
+
+extension BroadcastPlan {
+    /// Runs shorter than this, repeated by one input along an output the other spans contiguously, go through a tile
+    /// (``forEachRun(a:b:_:)``); longer ones are vectors enough as they are.
+    static let tiledRunMaximum = 16
+
+    /// Which input repeats one short contiguous run along an output the other input spans contiguously, and the run's
+    /// length: an image [1, H, W, 3] less its per-channel mean [3] (Keras's Rescaling and Normalization layers in
+    /// front of a converted network), 50,176 runs of three for ``forEachRun(_:)``.
+    var repeatedShortRun: (input: Int, period: Int)? {
+        guard dimensions.count == 2, strides[1] == (1, 1) else { return nil }
+        let period = dimensions[1]
+        guard period < Self.tiledRunMaximum else { return nil }
+        if strides[0] == (period, 0) { return (1, period) }
+        if strides[0] == (0, period) { return (0, period) }
+        return nil
+    }
+
+    /// `body(a, b, output offset, count, a stride, b stride)` for each innermost run, as ``forEachRun(_:)`` with the
+    /// inputs' pointers at the run's first elements. Where one input repeats a short run (``repeatedShortRun``), that
+    /// input is read from a tile of its run copied over and over (on the stack, 96–240 elements, a whole number of
+    /// runs and of 16 lanes), so that the runs are a tile long and both inputs advance one element a step: the same
+    /// elements paired in the same order, in runs long enough for the kernels' vectors.
+    @inline(__always)
+    func forEachRun<Element>(a: UnsafePointer<Element>, b: UnsafePointer<Element>,
+                             _ body: (UnsafePointer<Element>, UnsafePointer<Element>, Int, Int, Int, Int) -> Void) {
+        guard let (input, period) = repeatedShortRun else {
+            forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+                body(a + offsetA, b + offsetB, offsetOut, count, strideA, strideB)
+            }
+            return
+        }
+        var whole = 16
+        while whole % period != 0 { whole += 16 }  // the least common multiple of the period and 16
+        // At most 240 elements (a period of 15): under the 1 KB withUnsafeTemporaryAllocation keeps on the stack for
+        // floats too (an invoke allocates nothing).
+        let length = whole * max(1, 128 / whole), total = dimensions[0] * period
+        let run = input == 0 ? a : b
+        withUnsafeTemporaryAllocation(of: Element.self, capacity: length) { tile in
+            for i in 0..<length { tile.initializeElement(at: i, to: run[i % period]) }
+            let repeated = UnsafePointer(tile.baseAddress!)
+            var start = 0
+            while start < total {
+                let count = min(length, total - start)
+                if input == 0 {
+                    body(repeated, b + start, start, count, 1, 1)
+                } else {
+                    body(a + start, repeated, start, count, 1, 1)
+                }
+                start += count
+            }
+            tile.baseAddress!.deinitialize(count: length)
+        }
+    }
+}

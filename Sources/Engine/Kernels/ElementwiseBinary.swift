@@ -56,6 +56,15 @@ struct ElementwiseBinaryKernel: Kernel {
     func run(_ memory: TensorMemory) {
         let x = memory.floats(a), y = memory.floats(b), out = memory.floats(output)
         let dimensions = plan.dimensions
+        if plan.repeatedShortRun != nil {
+            // An image and its per-channel constants: runs of three as rows took 0.25 ms over a 224² image on two
+            // threads; tiles of a whole number of runs, one thread (the same values: each element alone).
+            plan.forEachRun(a: UnsafePointer(x), b: UnsafePointer(y)) { xa, yb, offsetOut, count, strideA, strideB in
+                apply(rows: 0..<1, UnsafeMutablePointer(mutating: xa), (0, 0), UnsafeMutablePointer(mutating: yb), (strideA, strideB),
+                      out + offsetOut, count)
+            }
+            return
+        }
         if dimensions.count <= 2 {
             // Rows of a [rows, count] view (one row when the shapes are equal or one side is a scalar; a
             // per-channel operand such as PReLU's alpha repeats along the rows): threads take bands of rows, and

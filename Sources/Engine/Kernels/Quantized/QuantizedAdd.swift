@@ -81,12 +81,12 @@ struct QuantizedAddKernel: Kernel {
         let lower = bounds.lowerBound, upper = bounds.upperBound
         switch arithmetic {
         case let .xnnpack(aMultiplier, bMultiplier, bias, shift) where ononeLoops:
-            plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
-                vt_onone_quantized_add_run(x + offsetA, strideA, y + offsetB, strideB, z + offsetOut, Int32(count), Element.isSigned ? 1 : 0,
+            plan.forEachRun(a: UnsafePointer(x), b: UnsafePointer(y)) { x, y, offsetOut, count, strideA, strideB in
+                vt_onone_quantized_add_run(x, strideA, y, strideB, z + offsetOut, Int32(count), Element.isSigned ? 1 : 0,
                                            aMultiplier, bMultiplier, bias, shift, outputZeroPoint, lower, upper)
             }
         case let .xnnpack(aMultiplier, bMultiplier, bias, shift):
-            plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+            plan.forEachRun(a: UnsafePointer(x), b: UnsafePointer(y)) { x, y, offsetOut, count, strideA, strideB in
                 var start = 0
                 if strideA <= 1, strideB <= 1 {
                     // Eight lanes at a time where both inputs run contiguously (residual ADDs: same shapes) or one
@@ -97,10 +97,10 @@ struct QuantizedAddKernel: Kernel {
                     let shifts = SIMD8<Int32>(repeating: shift)
                     let low = SIMD8<Int32>(repeating: lower), high = SIMD8<Int32>(repeating: upper)
                     while start + 8 <= count {
-                        let va = strideA == 0 ? SIMD8<Int32>(repeating: Int32(x[offsetA]))
-                            : SIMD8<Int32>(widening: x + offsetA + start, signed: Element.isSigned)
-                        let vb = strideB == 0 ? SIMD8<Int32>(repeating: Int32(y[offsetB]))
-                            : SIMD8<Int32>(widening: y + offsetB + start, signed: Element.isSigned)
+                        let va = strideA == 0 ? SIMD8<Int32>(repeating: Int32(x[0]))
+                            : SIMD8<Int32>(widening: x + start, signed: Element.isSigned)
+                        let vb = strideB == 0 ? SIMD8<Int32>(repeating: Int32(y[0]))
+                            : SIMD8<Int32>(widening: y + start, signed: Element.isSigned)
                         var value = ((vectorBias &+ va &* am &+ vb &* bm) &>> shifts) &+ zero
                         value = value.replacing(with: low, where: value .< low).replacing(with: high, where: value .> high)
                         let bytes = narrowToBytes(value, .zero, signed: Element.isSigned)
@@ -109,15 +109,15 @@ struct QuantizedAddKernel: Kernel {
                     }
                 }
                 for i in start..<count {
-                    let sum = bias &+ Int32(x[offsetA + i * strideA]) &* aMultiplier &+ Int32(y[offsetB + i * strideB]) &* bMultiplier
+                    let sum = bias &+ Int32(x[i * strideA]) &* aMultiplier &+ Int32(y[i * strideB]) &* bMultiplier
                     z[offsetOut + i] = Element(truncatingIfNeeded: min(max((sum >> shift) &+ outputZeroPoint, lower), upper))
                 }
             }
         case let .builtin(aZeroPoint, bZeroPoint, aScale, bScale, outputScale, negateB):
-            plan.forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
+            plan.forEachRun(a: UnsafePointer(x), b: UnsafePointer(y)) { x, y, offsetOut, count, strideA, strideB in
                 for i in 0..<count {
-                    let left = aScale((Int32(x[offsetA + i * strideA]) - aZeroPoint) << 20)
-                    let right = bScale((Int32(y[offsetB + i * strideB]) - bZeroPoint) << 20)
+                    let left = aScale((Int32(x[i * strideA]) - aZeroPoint) << 20)
+                    let right = bScale((Int32(y[i * strideB]) - bZeroPoint) << 20)
                     let value = outputScale(negateB ? left &- right : left &+ right) &+ outputZeroPoint
                     z[offsetOut + i] = Element(truncatingIfNeeded: min(max(value, lower), upper))
                 }
