@@ -94,7 +94,7 @@ extension BroadcastPlan {
 
     /// `body(a, b, output offset, count, a stride, b stride)` for each innermost run, as ``forEachRun(_:)`` with the
     /// inputs' pointers at the run's first elements. Where one input repeats a short run (``repeatedShortRun``), that
-    /// input is read from a tile of its run copied over and over (on the stack, 96–240 elements, a whole number of
+    /// input is read from a tile of its run copied over and over (on the stack, 80–240 elements, a whole number of
     /// runs and of 16 lanes), so that the runs are a tile long and both inputs advance one element a step: the same
     /// elements paired in the same order, in runs long enough for the kernels' vectors.
     @inline(__always)

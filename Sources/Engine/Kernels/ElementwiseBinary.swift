@@ -57,8 +57,8 @@ struct ElementwiseBinaryKernel: Kernel {
         let x = memory.floats(a), y = memory.floats(b), out = memory.floats(output)
         let dimensions = plan.dimensions
         if plan.repeatedShortRun != nil {
-            // An image and its per-channel constants: runs of three as rows took 0.25 ms over a 224² image on two
-            // threads; tiles of a whole number of runs, one thread (the same values: each element alone).
+            // An image and its per-channel constants: as rows of three, 0.25 ms each over a 224² image at one thread
+            // (EfficientNetV2's SUB and MUL); through tiles 0.07 ms, the same values (each element alone).
             plan.forEachRun(a: UnsafePointer(x), b: UnsafePointer(y)) { xa, yb, offsetOut, count, strideA, strideB in
                 apply(rows: 0..<1, UnsafeMutablePointer(mutating: xa), (0, 0), UnsafeMutablePointer(mutating: yb), (strideA, strideB),
                       out + offsetOut, count)
