@@ -7,6 +7,11 @@ struct BroadcastPlan: Sendable {
     let dimensions: [Int]
     /// Per merged dimension, the element stride of each input (0 where it broadcasts).
     let strides: [(Int, Int)]
+    /// Which input repeats one short contiguous run along an output the other input spans contiguously, the run's
+    /// length and the tile ``forEachRun(a:b:_:)`` reads it from: an image [1, H, W, 3] less its per-channel mean [3]
+    /// (Keras's Rescaling and Normalization layers in front of a converted network), 50,176 runs of three for
+    /// ``forEachRun(_:)``. Nil otherwise.
+    let repeatedShortRun: (input: Int, period: Int, tileLength: Int)?
 
     static let maximumRank = 6
 
@@ -43,6 +48,7 @@ struct BroadcastPlan: Sendable {
         }
         dimensions = dims
         self.strides = strides
+        repeatedShortRun = Self.repeatedShortRun(dimensions: dims, strides: strides)
     }
 
     /// Calls `body(aOffset, bOffset, outputOffset, count, aStride, bStride)` for each innermost run.
@@ -80,16 +86,23 @@ extension BroadcastPlan {
     /// (``forEachRun(a:b:_:)``); longer ones are vectors enough as they are.
     static let tiledRunMaximum = 16
 
-    /// Which input repeats one short contiguous run along an output the other input spans contiguously, and the run's
-    /// length: an image [1, H, W, 3] less its per-channel mean [3] (Keras's Rescaling and Normalization layers in
-    /// front of a converted network), 50,176 runs of three for ``forEachRun(_:)``.
-    var repeatedShortRun: (input: Int, period: Int)? {
+    private static func repeatedShortRun(dimensions: [Int], strides: [(Int, Int)]) -> (input: Int, period: Int, tileLength: Int)? {
         guard dimensions.count == 2, strides[1] == (1, 1) else { return nil }
         let period = dimensions[1]
-        guard period < Self.tiledRunMaximum else { return nil }
-        if strides[0] == (period, 0) { return (1, period) }
-        if strides[0] == (0, period) { return (0, period) }
-        return nil
+        guard period < tiledRunMaximum else { return nil }
+        let input: Int
+        if strides[0] == (period, 0) {
+            input = 1
+        } else if strides[0] == (0, period) {
+            input = 0
+        } else {
+            return nil
+        }
+        var whole = 16
+        while whole % period != 0 { whole += 16 }  // the least common multiple of the period and 16
+        // 80–240 elements: under the 1 KB withUnsafeTemporaryAllocation keeps on the stack for floats too (an invoke
+        // allocates nothing).
+        return (input, period, whole * max(1, 128 / whole))
     }
 
     /// `body(a, b, output offset, count, a stride, b stride)` for each innermost run, as ``forEachRun(_:)`` with the
@@ -100,17 +113,13 @@ extension BroadcastPlan {
     @inline(__always)
     func forEachRun<Element>(a: UnsafePointer<Element>, b: UnsafePointer<Element>,
                              _ body: (UnsafePointer<Element>, UnsafePointer<Element>, Int, Int, Int, Int) -> Void) {
-        guard let (input, period) = repeatedShortRun else {
+        guard let (input, period, length) = repeatedShortRun else {
             forEachRun { offsetA, offsetB, offsetOut, count, strideA, strideB in
                 body(a + offsetA, b + offsetB, offsetOut, count, strideA, strideB)
             }
             return
         }
-        var whole = 16
-        while whole % period != 0 { whole += 16 }  // the least common multiple of the period and 16
-        // At most 240 elements (a period of 15): under the 1 KB withUnsafeTemporaryAllocation keeps on the stack for
-        // floats too (an invoke allocates nothing).
-        let length = whole * max(1, 128 / whole), total = dimensions[0] * period
+        let total = dimensions[0] * period
         let run = input == 0 ? a : b
         withUnsafeTemporaryAllocation(of: Element.self, capacity: length) { tile in
             for i in 0..<length { tile.initializeElement(at: i, to: run[i % period]) }
