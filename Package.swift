@@ -157,7 +157,7 @@ let package = Package(
             dependencies: ["CVisionTasksPNG", "CVisionTasksJPEGDecoder", "CVisionTasksImageDecoders", "CVisionTasksPrefetch", "CVisionTasksOnoneKernels"],
             path: "Sources/Imaging", swiftSettings: optimizedInDebug),
         // The tasks, with MediaPipe Tasks' API names (`import VisionTasks` where Apple code imports MediaPipeTasksVision).
-        .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksImaging"], path: "Sources/Tasks",
+        .target(name: "VisionTasks", dependencies: ["VisionTasksModelFormat", "VisionTasksEngine", "VisionTasksEngineSIMD", "VisionTasksImaging"], path: "Sources/Tasks",
                 swiftSettings: tunedTasks + optimizedSuite),
         // What our own executables and tests need beside the library and users do not: drawing results (Canvas), PNG
         // output, video frames through ffmpeg, NumPy's `.npy`. Above the library, never a dependency of it, so that
