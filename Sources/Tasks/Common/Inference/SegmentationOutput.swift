@@ -70,14 +70,16 @@ struct SegmentationOutput: Sendable {
                     if activation == .softmax && channels == 2 {
                         // Two classes (the hair model, the interactive segmenter's): the largest value's exponential
                         // is e^0 = 1, the other's e^−|a − b|, and the denominator 1 + e in either order — one
-                        // exponential a pixel, and a loop without branches.
+                        // exponential a pixel, and a loop without branches (nor overflow checks: LLVM vectorizes
+                        // none of it with them).
+                        let second = planar + count
                         for i in pixels {
-                            let a = values[2 * i], b = values[2 * i + 1]
+                            let a = values[i &* 2], b = values[i &* 2 &+ 1]
                             let e = exponentialOfNegative(abs(a - b))
                             let denominator = 1 + e
                             let larger = 1 / denominator, smaller = e / denominator
                             planar[i] = a >= b ? larger : smaller
-                            planar[count + i] = a >= b ? smaller : larger
+                            second[i] = a >= b ? smaller : larger
                         }
                         return
                     }
@@ -233,14 +235,17 @@ enum OpenCVResize {
         let rows = LinearAxis(source: height, destination: outputHeight, clampsFraction: false)
         var row0 = [Float](repeating: 0, count: outputWidth), row1 = row0
         var rows01 = (-1, -1)
+        // Raw pointers and wrapping index arithmetic in the loops (each index is within its row by construction): with
+        // overflow checks neither pass vectorized.
         func horizontal(_ y: Int, into row: inout [Float]) {
-            let line = y * width
+            let line = source.baseAddress! + y * width
             columns.index.withUnsafeBufferPointer { index in
                 columns.weight.withUnsafeBufferPointer { weight in
                     row.withUnsafeMutableBufferPointer { row in
+                        let index = index.baseAddress!, weight = weight.baseAddress!, row = row.baseAddress!
                         for x in 0..<outputWidth {
                             let s = index[x], f = weight[x]
-                            row[x] = s + 1 < width ? source[line + s] * (1 - f) + source[line + s + 1] * f : source[line + s]
+                            row[x] = s &+ 1 < width ? line[s] * (1 - f) + line[s &+ 1] * f : line[s]
                         }
                     }
                 }
@@ -259,10 +264,11 @@ enum OpenCVResize {
                 if wanted.1 == wanted.0 { row1 = row0 } else { horizontal(wanted.1, into: &row1) }
                 rows01 = wanted
             }
-            let b0 = 1 - f, line = y * outputWidth
+            let b0 = 1 - f, line = output.baseAddress! + y * outputWidth
             row0.withUnsafeBufferPointer { row0 in
                 row1.withUnsafeBufferPointer { row1 in
-                    for x in 0..<outputWidth { output[line + x] = row0[x] * b0 + row1[x] * f }
+                    let row0 = row0.baseAddress!, row1 = row1.baseAddress!
+                    for x in 0..<outputWidth { line[x] = row0[x] * b0 + row1[x] * f }
                 }
             }
         }
