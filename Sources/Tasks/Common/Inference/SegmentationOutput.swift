@@ -117,19 +117,6 @@ struct SegmentationOutput: Sendable {
         Float(1.0 / Double(1 + expf(-value)))
     }
 
-    /// MediaPipe's `StableSoftmax`, in float and in its order.
-    static func stableSoftmax(_ values: UnsafeBufferPointer<Float>, into out: inout [Float]) {
-        var largest = values[0]
-        for v in values.dropFirst() where v > largest { largest = v }
-        var denominator: Float = 0
-        for (c, v) in values.enumerated() {
-            let e = expf(v - largest)
-            denominator += e
-            out[c] = e
-        }
-        for c in 0..<values.count { out[c] /= denominator }
-    }
-
     /// The category mask, `outputWidth × outputHeight` (TensorsToSegmentation's `ProcessForCategoryMaskCpu`).
     func categoryMask(outputWidth: Int, outputHeight: Int) -> Mask {
         // MediaPipe divides by `output - 1`; a one-pixel output (a division by zero there) samples the first pixel.
