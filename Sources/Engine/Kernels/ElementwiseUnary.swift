@@ -100,11 +100,6 @@ enum Logistic {
     /// x · sigmoid(x) (SiLU, or swish: YOLO's activation, a LOGISTIC and a MUL after each convolution): the MUL
     /// kernel's product of the two, the same bits.
     @inline(__always) static func swish(_ x: Float) -> Float { x * sigmoid(x) }
-
-    /// e^−z for z ≥ 0 (0 past 87.3), branch-free: ``exponentialOfNegative(_:)`` of EngineSIMD.
-    @inline(__always) static func exponentialOfNegative(_ z: Float) -> Float {
-        VisionTasksEngineSIMD.exponentialOfNegative(z)
-    }
 }
 
 /// TANH without libm's `tanhf`, branch-free so that a loop of it vectorizes (ESPCN's two TANH over 224² × 64 and
@@ -125,7 +120,7 @@ enum HyperbolicTangent {
         p = multiplyAdd(p, s, 0.133_333_33)
         p = multiplyAdd(p, s, -0.333_333_34)
         let small = multiplyAdd(z * s, p, z)
-        let e = Logistic.exponentialOfNegative(z + z)
+        let e = exponentialOfNegative(z + z)
         let large = (1 - e) / (1 + e)
         let t = z < 0.4 ? small : large
         // t ≥ 0 takes x's sign bit: −0 stays −0; NaN stays NaN through every step.

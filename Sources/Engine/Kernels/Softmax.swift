@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasksEngineSIMD
 import VisionTasksModelFormat
 
 /// SOFTMAX over the last dimension: exp(β·(x − max)) / Σ.
@@ -48,7 +49,7 @@ struct SoftmaxKernel: Kernel {
             // softmax, which LiteRT runs, uses a polynomial of its own) rather than libm's `expf` one value at a time:
             // YOLOv8's box decoding (8,400 rows of 16) took 4.5 × LiteRT's time that way.
             let beta = beta
-            for i in 0..<depth { y[i] = Logistic.exponentialOfNegative((largest - x[i]) * beta) }
+            for i in 0..<depth { y[i] = exponentialOfNegative((largest - x[i]) * beta) }
         } else {
             for i in 0..<depth { y[i] = expf((x[i] - largest) * beta) }
         }
