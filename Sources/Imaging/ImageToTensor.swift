@@ -174,19 +174,28 @@ package enum ImageToTensor {
                     // first touch (the models between two crops push the picture out of the caches; a rotated row
                     // crosses lines no hardware prefetcher follows), and these hints overlap those misses instead of
                     // taking them one pixel at a time. Hints change no value.
+                    var line = -1
                     for u in 0..<width {
-                        source.prefetch(Int(coordinates[u]) >> interBits, Int(coordinates[width + u]) >> interBits, iw, ih)
+                        source.prefetch(Int(coordinates[u]) >> interBits, Int(coordinates[width &+ u]) >> interBits, iw, ih, previous: &line)
                     }
+                    // (Wrapping arithmetic below: the sizes were checked against MPImage's limits, so no index
+                    // overflows, and the checks would keep LLVM from scheduling the loop.)
+                    let rowStart = v &* width
                     for u in 0..<width {
-                        let X = Int(coordinates[u]), Y = Int(coordinates[width + u])
+                        let X = Int(coordinates[u]), Y = Int(coordinates[width &+ u])
                         // Integer pixel, saturated to 16 bits as OpenCV stores it, and the 1/32 fraction.
                         let x0 = min(max(X >> interBits, -32768), 32767), y0 = min(max(Y >> interBits, -32768), 32767)
-                        let w = table[(Y & fractionMask) << interBits + (X & fractionMask)]
-                        let index = (v * width + u) * 3
-                        if x0 >= 0, x0 < iw - 1, y0 >= 0, y0 < ih - 1, source.canReadWide(x0 + 1, y0 + 1, iw, ih) {
-                            let sum = source.wide(x0, y0) &* w.x &+ source.wide(x0 + 1, y0) &* w.y
-                                &+ source.wide(x0, y0 + 1) &* w.z &+ source.wide(x0 + 1, y0 + 1) &* w.w
-                            sink.store(index, source.ordered(rounded(sum)))
+                        let w = table[((Y & fractionMask) &<< interBits) | (X & fractionMask)]
+                        let index = (rowStart &+ u) &* 3
+                        if x0 >= 0, x0 < iw &- 1, y0 >= 0, y0 < ih &- 1, source.canReadWide(x0 &+ 1, y0 &+ 1, iw, ih) {
+                            let sum = source.wide(x0, y0) &* w.x &+ source.wide(x0 &+ 1, y0) &* w.y
+                                &+ source.wide(x0, y0 &+ 1) &* w.z &+ source.wide(x0 &+ 1, y0 &+ 1) &* w.w
+                            // Four 8-bit values under weights of 0 or more adding to 1 << 15 (the table's property,
+                            // tested): the rounded sum is within 0…255 already, so FixedPtCast's saturation is skipped.
+                            let value = source.ordered((sum &+ SIMD4(repeating: Int32(1 << (coefficientBits - 1)))) &>> Int32(coefficientBits))
+                            // All four lanes stored but at a row's last pixel: the fourth lands on the next pixel's
+                            // first value, written after it (and a row's end is where another thread's rows begin).
+                            if u &+ 1 < width { sink.storeWide(index, value) } else { sink.store(index, value) }
                         } else {
                             borderPixel(source, x0, y0, w, iw, ih, replicate, sink, index)
                         }
@@ -294,8 +303,10 @@ protocol RGBSource {
     /// sum of such reads goes through ``ordered(_:)``, which puts red, green and blue in lanes 0–2.
     func wide(_ x: Int, _ y: Int) -> SIMD4<Int32>
     func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32>
-    /// Hints the cache lines of the pixel at (x, y) and the one below it, when inside the image.
-    func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int)
+    /// Hints the cache lines of the pixel at (x, y) and the one below it, when inside the image and not on the line
+    /// hinted last (`previous`, which it updates): a downscaled row reads several pixels a line, and each hint is a
+    /// call (Swift does not inline C's static inline functions of a module built without optimization).
+    func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int, previous: inout Int)
 }
 
 /// RGB, RGBA or BGRA bytes: one row stride, the channels at fixed offsets.
@@ -327,18 +338,21 @@ struct PackedSource: RGBSource {
     }
 
     @inline(__always) func wide(_ x: Int, _ y: Int) -> SIMD4<Int32> {
-        SIMD4<Int32>(truncatingIfNeeded: UnsafeRawPointer(base + y * stride + x * bytesPerPixel).loadUnaligned(as: SIMD4<UInt8>.self))
+        SIMD4<Int32>(truncatingIfNeeded: UnsafeRawPointer(base + (y &* stride &+ x &* bytesPerPixel)).loadUnaligned(as: SIMD4<UInt8>.self))
     }
 
     @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> {
         swapsRedAndBlue ? SIMD4(pixel.z, pixel.y, pixel.x, 0) : pixel
     }
 
-    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int) {
+    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int, previous: inout Int) {
         guard x >= 0, x < width, y >= 0, y < height - 1 else { return }
-        let p = base + (y &* stride &+ x &* bytesPerPixel)
-        vision_tasks_prefetch(p)
-        vision_tasks_prefetch(p + stride)
+        let offset = y &* stride &+ x &* bytesPerPixel
+        // 64-byte lines (x86-64's, and most arm64 cores'; another size only makes some hints redundant or missing).
+        guard offset &>> 6 != previous else { return }
+        previous = offset &>> 6
+        vision_tasks_prefetch(base + offset)
+        vision_tasks_prefetch(base + offset + stride)
     }
 }
 
@@ -354,13 +368,16 @@ struct ConvertingSource: RGBSource {
     @inline(__always) func canReadWide(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Bool { true }
     @inline(__always) func wide(_ x: Int, _ y: Int) -> SIMD4<Int32> { rgb(x, y) }
     @inline(__always) func ordered(_ pixel: SIMD4<Int32>) -> SIMD4<Int32> { pixel }
-    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int) {}
+    @inline(__always) func prefetch(_ x: Int, _ y: Int, _ width: Int, _ height: Int, previous: inout Int) {}
 }
 
 /// Where sampled 8-bit RGB goes: a float tensor (scaled to its range) or a byte tensor. Pointers to disjoint
 /// pixels of one output, so threads may store through copies of a sink at once.
 protocol TensorSink: Sendable {
     func store(_ index: Int, _ rgb: SIMD4<Int32>)
+    /// ``store(_:_:)`` and the fourth lane as the next value: one vector store (LLVM narrows a three-lane store of
+    /// the sum into lane-by-lane arithmetic).
+    func storeWide(_ index: Int, _ rgb: SIMD4<Int32>)
     /// Where the C loop of an unoptimized build writes (``ImageToTensor/ononeSampleRows``): floats as
     /// `value × scale + offset`, or bytes.
     var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) { get }
@@ -374,8 +391,12 @@ struct FloatSink: TensorSink, @unchecked Sendable {
     @inline(__always) func store(_ index: Int, _ rgb: SIMD4<Int32>) {
         let values = SIMD4<Float>(rgb) * scale + offset
         base[index] = values.x
-        base[index + 1] = values.y
-        base[index + 2] = values.z
+        base[index &+ 1] = values.y
+        base[index &+ 2] = values.z
+    }
+
+    @inline(__always) func storeWide(_ index: Int, _ rgb: SIMD4<Int32>) {
+        UnsafeMutableRawPointer(base + index).storeBytes(of: SIMD4<Float>(rgb) * scale + offset, as: SIMD4<Float>.self)
     }
 
     var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) {
@@ -388,8 +409,12 @@ struct ByteSink: TensorSink, @unchecked Sendable {
 
     @inline(__always) func store(_ index: Int, _ rgb: SIMD4<Int32>) {
         base[index] = UInt8(truncatingIfNeeded: rgb.x)
-        base[index + 1] = UInt8(truncatingIfNeeded: rgb.y)
-        base[index + 2] = UInt8(truncatingIfNeeded: rgb.z)
+        base[index &+ 1] = UInt8(truncatingIfNeeded: rgb.y)
+        base[index &+ 2] = UInt8(truncatingIfNeeded: rgb.z)
+    }
+
+    @inline(__always) func storeWide(_ index: Int, _ rgb: SIMD4<Int32>) {
+        UnsafeMutableRawPointer(base + index).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: rgb), as: SIMD4<UInt8>.self)
     }
 
     var destination: (floats: UnsafeMutablePointer<Float>?, scale: Float, offset: Float, bytes: UnsafeMutablePointer<UInt8>?) {
