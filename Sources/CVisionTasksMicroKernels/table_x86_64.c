@@ -11,6 +11,7 @@ static const struct vision_tasks_f32_gemm_kernels avx2 = {
     .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
     .tile_8x32 = NULL,
     .windows_6x16 = vision_tasks_f32_gemm_6x16_windows__avx2_fma,
+    .pointers_6x16 = vision_tasks_f32_gemm_6x16_pointers__avx2_fma,
 };
 
 // AVX-512 adds the wide tile; the rest (a last single panel, partial and half panels, a single row) stays AVX2's, as
@@ -23,6 +24,7 @@ static const struct vision_tasks_f32_gemm_kernels avx512 = {
     .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
     .tile_8x32 = vision_tasks_f32_gemm_8x32__avx512f,
     .windows_6x16 = vision_tasks_f32_gemm_6x16_windows__avx2_fma,
+    .pointers_6x16 = vision_tasks_f32_gemm_6x16_pointers__avx2_fma,
 };
 
 // VNNI changes only the quantized kernels: its float tiles are AVX-512's.
@@ -34,6 +36,7 @@ static const struct vision_tasks_f32_gemm_kernels avx512_vnni = {
     .row_1x64 = vision_tasks_f32_gemm_1x64__avx2_fma,
     .tile_8x32 = vision_tasks_f32_gemm_8x32__avx512f,
     .windows_6x16 = vision_tasks_f32_gemm_6x16_windows__avx2_fma,
+    .pointers_6x16 = vision_tasks_f32_gemm_6x16_pointers__avx2_fma,
 };
 
 // Every x86 tier runs the eight-channel loops: the AVX-512 tiers' sixteen-channel Swift loops give the same bits, and

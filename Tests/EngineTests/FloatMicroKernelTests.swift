@@ -176,4 +176,80 @@ final class FloatMicroKernelTests: XCTestCase {
         XCTAssertFalse(PackedGEMM(weights: [Float](repeating: 0, count: 32 * 9), bias: [Float](repeating: 0, count: 32), columns: 32, depth: 9,
                                   kernels: KernelConfig(tier: .avx512)).takesWindows)
     }
+
+    /// Rows read through pointers (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``,
+    /// the convolutions whose windows the window tile does not take) give, bit for bit, what the tiles give over the
+    /// same rows copied one after another — through the Swift tiles of this build and the C tiles of every tier this
+    /// CPU dispatches to that take pointers — with an epilogue (a residual, a clamp, PReLU slopes, SiLU) per tile.
+    /// Runs scattered over a buffer (no two rows' runs adjacent, as pointers into an input or into gathered patches
+    /// are), one segment and several, short and long runs; row counts with a partial last group (1–5 rows) and
+    /// whole ones; whole panels, a partial last panel and a half panel alone.
+    func testRowsReadThroughPointersEqualTheirRowsCopied() {
+        var g = QuantizedMicroKernelTests.Generator(seed: 67)
+        var configs: [(String, KernelConfig)] = [("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier))]
+        for tier in KernelConfig.dispatchableTiers {
+            var config = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
+            configs.append(("C tiles of \(tier)", config))
+        }
+        var pointerRuns = 0
+        for (segments, length, rows, columns) in [(3, 48, 12, 32), (9, 16, 7, 16), (3, 9, 13, 27), (1, 40, 6, 40), (5, 20, 11, 8),
+                                                  (9, 3, 5, 16), (2, 64, 1, 48)] {
+            let depth = segments * length
+            // Run s of row r at a scattered place in `pool`: rows' runs in shuffled order with gaps between them.
+            let slots = (0..<rows * segments).shuffled(using: &g)
+            let pool = (0..<rows * segments * (length + 5)).map { _ in Float.random(in: -1...1, using: &g) }
+            func offset(_ row: Int, _ segment: Int) -> Int { slots[row * segments + segment] * (length + 5) + 2 }
+            var copied = [Float](repeating: 0, count: rows * depth)
+            for r in 0..<rows {
+                for s in 0..<segments {
+                    for k in 0..<length { copied[r * depth + s * length + k] = pool[offset(r, s) + k] }
+                }
+            }
+            let w = (0..<columns * depth).map { _ in Float.random(in: -1...1, using: &g) }
+            let bias = (0..<columns).map { _ in Float.random(in: -1...1, using: &g) }
+            let addend = (0..<rows * columns).map { _ in Float.random(in: -1...1, using: &g) }
+            let panelColumns = (columns + PackedGEMM.panelWidth - 1) / PackedGEMM.panelWidth * PackedGEMM.panelWidth
+            let alpha = (0..<panelColumns).map { $0 < columns ? Float.random(in: 0...1, using: &g) : 0 }
+            for (label, config) in configs {
+                let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
+                guard gemm.takesPointers else { continue }
+                pointerRuns += 1
+                for function in [nil, EpilogueFunction.swish] {
+                    var results: [[Float]] = []
+                    addend.withUnsafeBufferPointer { addend in
+                        alpha.withUnsafeBufferPointer { alpha in
+                            let epilogue = PackedGEMM.Epilogue(addend: addend.baseAddress, addendStride: columns, addendColumns: columns,
+                                                               clamp: ActivationClamp(.relu6), clamps: true, alpha: alpha.baseAddress,
+                                                               function: function)
+                            var throughPointers = [Float](repeating: .nan, count: rows * columns), fromRows = throughPointers
+                            pool.withUnsafeBufferPointer { pool in
+                                throughPointers.withUnsafeMutableBufferPointer { c in
+                                    gemm.runPointers(rows: rows, segments: segments, segmentLength: length, c: c.baseAddress!, ldc: columns,
+                                                     activation: .none, epilogue: epilogue) { first, count, table in
+                                        for r in 0..<6 {
+                                            for s in 0..<segments { table[s * 6 + r] = pool.baseAddress! + offset(first + min(r, count - 1), s) }
+                                        }
+                                    }
+                                }
+                            }
+                            copied.withUnsafeBufferPointer { a in
+                                fromRows.withUnsafeMutableBufferPointer { c in
+                                    gemm.run(a: a.baseAddress!, lda: depth, rows: 0..<rows, c: c.baseAddress!, ldc: columns,
+                                             activation: .none, epilogue: epilogue)
+                                }
+                            }
+                            results = [throughPointers, fromRows]
+                        }
+                    }
+                    XCTAssertFalse(results[0].contains { $0.isNaN }, "\(label): every element written")
+                    let differing = zip(results[0], results[1]).filter { $0.bitPattern != $1.bitPattern }.count
+                    XCTAssertEqual(differing, 0, "\(label), \(segments) runs of \(length), \(rows) rows × \(columns), \(function.map { "\($0)" } ?? "no function")")
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(pointerRuns, 7, "the build's own tiles take pointers")
+        XCTAssertFalse(PackedGEMM(weights: [Float](repeating: 0, count: 32 * 9), bias: [Float](repeating: 0, count: 32), columns: 32, depth: 9,
+                                  kernels: KernelConfig(tier: .avx512)).takesPointers)
+    }
 }

@@ -40,6 +40,15 @@ typedef void (*vision_tasks_f32_gemm_window_tile)(size_t segments, size_t segmen
                                                   const float *a, size_t lda, const float *w, const float *bias, float *c,
                                                   size_t ldc, float lower, float upper);
 
+/// Exactly 6 rows × one panel (16 columns) of C = clamp(bias + A · W) where row r of A is given by pointers (XNNPACK's
+/// indirect GEMM): `segments` runs of `segment_length` floats, run s of row r at `pointers[s * 6 + r]` (a filter row's
+/// taps where they lie in the input, one tap's channels, or part of a window copied with zeros where it leaves the
+/// input). W as for the window tile: each output gets the multiply-adds, in the order, of the 6 × 16 tile over the
+/// same rows copied one after another.
+typedef void (*vision_tasks_f32_gemm_pointer_tile)(size_t segments, size_t segment_length, const float *const *pointers,
+                                                   const float *w, const float *bias, float *c, size_t ldc, float lower,
+                                                   float upper);
+
 /// A tier's float GEMM tiles; NULL where the tier has none of that shape.
 struct vision_tasks_f32_gemm_kernels {
     /// The tier, as floating_point_mode.h's VISION_TASKS_CPU_TIER_* values (Engine checks they agree).
@@ -56,6 +65,8 @@ struct vision_tasks_f32_gemm_kernels {
     vision_tasks_f32_gemm_tile tile_8x32;
     /// 6 windows of a convolution's input × one panel, read in place (`vision_tasks_f32_gemm_window_tile`).
     vision_tasks_f32_gemm_window_tile windows_6x16;
+    /// 6 rows of A by pointers × one panel (`vision_tasks_f32_gemm_pointer_tile`).
+    vision_tasks_f32_gemm_pointer_tile pointers_6x16;
 };
 
 /// One output row's interior pixels of a float depthwise convolution of channel multiplier 1 (Engine's
@@ -206,6 +217,9 @@ void vision_tasks_f32_gemm_1x64__avx2_fma(size_t rows, size_t depth, const float
 void vision_tasks_f32_gemm_6x16_windows__avx2_fma(size_t segments, size_t segment_length, size_t segment_stride,
                                                   const float *a, size_t lda, const float *w, const float *bias, float *c,
                                                   size_t ldc, float lower, float upper);
+void vision_tasks_f32_gemm_6x16_pointers__avx2_fma(size_t segments, size_t segment_length, const float *const *pointers,
+                                                   const float *w, const float *bias, float *c, size_t ldc, float lower,
+                                                   float upper);
 void vision_tasks_f32_dwconv_3x3__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
 void vision_tasks_f32_dwconv_square__avx2_fma(const struct vision_tasks_f32_dwconv_row *row);
 void vision_tasks_f32_gemm_8x32__avx512f(size_t rows, size_t depth, const float *a, size_t lda, const float *w,

@@ -257,6 +257,7 @@ struct Conv2DKernel: EpilogueFusable {
         if let packed {
             let chunkScratch = scratch + rows.lowerBound * patchSize
             guard readsWindowsInPlace(packed) else {
+                if readsPointers(packed) { return pointerBand(rows, packed, source, destination, addend, scratch) }
                 return gatheredBand(rows, packed, source, destination, addend, chunkScratch)
             }
             // Whole windows six at a time where they lie in the input; the pixels left between them (each output
@@ -331,6 +332,59 @@ struct Conv2DKernel: EpilogueFusable {
     /// output rows of at least ``KernelConfig/windowsMinimumRowPixels``.
     private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool {
         packed.takesWindows && x.dilation == 1 && y.dilation == 1 && activation != .tanh && x.output >= KernelConfig.windowsMinimumRowPixels
+    }
+
+    /// Whether the packed GEMM reads each window through pointers (``pointerBand(_:_:_:_:_:_:)``), where it does not
+    /// read them in place: a window of filter rows (dilation 1) or of taps whose table fits a six-row tile's stack
+    /// (``PackedGEMM/maximumPointerSegments``), no tanh activation of the convolution's own.
+    private func readsPointers(_ packed: PackedGEMM) -> Bool {
+        let segments = x.dilation == 1 && y.dilation == 1 ? y.filter : y.filter * x.filter
+        return packed.takesPointers && !isPointwise && activation != .tanh && segments <= PackedGEMM.maximumPointerSegments
+    }
+
+    /// Output pixels `rows` through the tiles reading each window by pointers
+    /// (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``), in the im2col row's
+    /// depth order: an interior pixel's filter rows where they lie in the input (dilation 1: each a run of the
+    /// filter's width times the channels) or its taps (dilated); a pixel whose window leaves the input has its patch
+    /// gathered, zeros outside, into its own slot of the scratch (pixel p's at p · patchSize, as the OpenBLAS path
+    /// lays them) and is read there. The same multiply-adds in the same order as over the gathered rows: the same bits.
+    private func pointerBand(_ rows: Range<Int>, _ packed: PackedGEMM, _ source: UnsafeMutablePointer<Float>,
+                             _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?,
+                             _ scratch: UnsafeMutablePointer<Float>) {
+        let channels = inputChannels, filterRows = x.dilation == 1 && y.dilation == 1
+        let segments = filterRows ? y.filter : y.filter * x.filter, length = filterRows ? x.filter * channels : channels
+        let interior = x.interior, rowStep = x.input * channels
+        let source = UnsafePointer(source)
+        withTileEpilogue(addend.map { $0 + rows.lowerBound * addendStride }) { epilogue in
+            packed.runPointers(rows: rows.count, segments: segments, segmentLength: length, c: destination + rows.lowerBound * outputChannels,
+                               ldc: outputChannels, activation: activation, epilogue: epilogue) { first, count, table in
+                for r in 0..<6 {
+                    // A group of fewer than six repeats its last pixel (gathered already, if it needed to be).
+                    let pixel = rows.lowerBound + first + min(r, count - 1)
+                    let oy = pixel / x.output, ox = pixel - oy * x.output
+                    if interior.contains(ox), y.validTaps(oy).count == y.filter {
+                        if filterRows {
+                            var run = source + ((oy * y.stride - y.padBefore) * x.input + ox * x.stride - x.padBefore) * channels
+                            for s in 0..<segments {
+                                table[s * 6 + r] = run
+                                run += rowStep
+                            }
+                        } else {
+                            for ky in 0..<y.filter {
+                                let iy = y.source(oy, ky)
+                                for kx in 0..<x.filter {
+                                    table[(ky * x.filter + kx) * 6 + r] = source + (iy * x.input + x.source(ox, kx)) * channels
+                                }
+                            }
+                        }
+                    } else {
+                        let patch = scratch + pixel * patchSize
+                        if r < count { borderPatch(oy, ox, UnsafeMutablePointer(mutating: source), patch) }
+                        for s in 0..<segments { table[s * 6 + r] = UnsafePointer(patch + s * length) }
+                    }
+                }
+            }
+        }
     }
 
     /// Output pixels `rows` through their patches gathered and multiplied chunk by chunk, so that the patches are read

@@ -1,0 +1,107 @@
+import CVisionTasksMicroKernels
+import VisionTasksEngineSIMD
+
+// Convolutions whose windows the six-row window tile cannot take in place (PackedGEMMWindows.swift: output rows
+// narrower than KernelConfig.windowsMinimumRowPixels, dilated taps): the tiles read each row of A through pointers,
+// XNNPACK's indirect GEMM. Gathering those patches took a sixth of a 40² × 32 → 32 3 × 3 layer's time (YOLOv8n-like's
+// middle layers) and came back from memory for the tiles.
+extension PackedGEMM {
+    /// Pointers a six-row tile's table may hold (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``):
+    /// its table lives on the stack, which Swift guarantees for 1,024 bytes.
+    static let maximumPointerSegments = 1024 / (6 * MemoryLayout<UnsafePointer<Float>>.stride)
+
+    /// Whether ``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)`` can compute this product
+    /// (the six-row tile's tiers, as ``takesWindows``).
+    var takesPointers: Bool { !wideTiles && (tiles == nil || tiles?.table.pointee.pointers_6x16 != nil) }
+
+    /// Rows `0 ..< rows` of C, six at a time: `fill(first, count, table)` writes rows `first ..< first + count`'s
+    /// pointers into `table` — run s of row `first + r` at `table[s · 6 + r]`, each `segmentLength` floats, `segments`
+    /// runs a row in depth order — repeating the last row's for a group of fewer than six. Every element is the bias
+    /// plus its products in depth order, as ``run(a:lda:rows:c:ldc:activation:panels:epilogue:)`` over the same rows
+    /// copied one after another gives it: the same bits. A partial group or panel goes through a scratch tile (a panel's
+    /// weights are zero-padded to 16 columns, and each column's sum is its own: the half tiles' bits); every panel of a
+    /// group while its rows are in L1, then the group's function (as ``runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``).
+    func runPointers(rows: Int, segments: Int, segmentLength: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
+                     epilogue: Epilogue? = nil,
+                     fill: (_ first: Int, _ count: Int, _ table: UnsafeMutablePointer<UnsafePointer<Float>>) -> Void) {
+        precondition(segments <= Self.maximumPointerSegments, "a pointer table of \(segments) runs a row")
+        let clamp = ActivationClamp(activation)
+        let tileEpilogue = epilogue.flatMap { $0.addend != nil || $0.clamps || $0.alpha != nil ? TileEpilogue($0) : nil }
+        let pointerTile = tiles?.table.pointee.pointers_6x16, function = epilogue?.function
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: segments * 6) { table in
+            let table = table.baseAddress!
+            panels.withUnsafeBufferPointer { panels in
+                bias.withUnsafeBufferPointer { bias in
+                    let panels = panels.baseAddress!, bias = bias.baseAddress!
+                    var r = 0
+                    while r < rows {
+                        let count = min(6, rows - r)
+                        fill(r, count, table)
+                        for panel in 0..<panelCount {
+                            let column0 = panel * Self.panelWidth, width = min(Self.panelWidth, columns - column0)
+                            let w = panels + panel * depth * Self.panelWidth
+                            @inline(__always) func tile(_ c: UnsafeMutablePointer<Float>, _ ldc: Int) {
+                                if let pointerTile {
+                                    table.withMemoryRebound(to: Optional<UnsafePointer<Float>>.self, capacity: segments * 6) { table in
+                                        pointerTile(segments, segmentLength, table, w, bias + column0, c, ldc, clamp.lower[0], clamp.upper[0])
+                                    }
+                                } else {
+                                    pointerTile6(table, segments, segmentLength, w, bias + column0, c, ldc, clamp)
+                                }
+                            }
+                            if width == Self.panelWidth, count == 6 {
+                                tile(c + r * ldc + column0, ldc)
+                            } else {
+                                Self.throughScratch(c + r * ldc + column0, ldc, width, rows: count, tile)
+                            }
+                            tileEpilogue?.panel(column0).apply(c, row: r, column: column0, ldc, rows: count, width)
+                        }
+                        if let function { function.apply(c + r * ldc, rows: count, rowStride: ldc, channels: 0..<columns) }
+                        r += count
+                    }
+                }
+            }
+        }
+    }
+
+    /// ``tile6`` over six rows of A given by pointers (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``):
+    /// the same multiply-adds in the same order; all six rows stored.
+    @inline(never)
+    private func pointerTile6(_ table: UnsafePointer<UnsafePointer<Float>>, _ segments: Int, _ length: Int, _ w: UnsafePointer<Float>,
+                              _ bias: UnsafePointer<Float>, _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ activation: ActivationClamp) {
+        let b0 = UnsafeRawPointer(bias).loadUnaligned(as: SIMD8<Float>.self)
+        let b1 = UnsafeRawPointer(bias + 8).loadUnaligned(as: SIMD8<Float>.self)
+        var c00 = b0, c01 = b1, c10 = b0, c11 = b1, c20 = b0, c21 = b1
+        var c30 = b0, c31 = b1, c40 = b0, c41 = b1, c50 = b0, c51 = b1
+        var wk = UnsafeRawPointer(w)
+        var runs = table
+        for _ in 0..<segments {
+            let p0 = runs[0], p1 = runs[1], p2 = runs[2], p3 = runs[3], p4 = runs[4], p5 = runs[5]
+            for k in 0..<length {
+                let w0 = wk.loadUnaligned(as: SIMD8<Float>.self)
+                let w1 = wk.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                var x = SIMD8(repeating: p0[k])
+                c00.accumulate(x, w0); c01.accumulate(x, w1)
+                x = SIMD8(repeating: p1[k])
+                c10.accumulate(x, w0); c11.accumulate(x, w1)
+                x = SIMD8(repeating: p2[k])
+                c20.accumulate(x, w0); c21.accumulate(x, w1)
+                x = SIMD8(repeating: p3[k])
+                c30.accumulate(x, w0); c31.accumulate(x, w1)
+                x = SIMD8(repeating: p4[k])
+                c40.accumulate(x, w0); c41.accumulate(x, w1)
+                x = SIMD8(repeating: p5[k])
+                c50.accumulate(x, w0); c51.accumulate(x, w1)
+                wk += 64
+            }
+            runs += 6
+        }
+        @inline(__always) func store(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ row: Int) {
+            let out = UnsafeMutableRawPointer(c + row * ldc)
+            out.storeBytes(of: activation(v0), as: SIMD8<Float>.self)
+            out.storeBytes(of: activation(v1), toByteOffset: 32, as: SIMD8<Float>.self)
+        }
+        store(c00, c01, 0); store(c10, c11, 1); store(c20, c21, 2)
+        store(c30, c31, 3); store(c40, c41, 4); store(c50, c51, 5)
+    }
+}
