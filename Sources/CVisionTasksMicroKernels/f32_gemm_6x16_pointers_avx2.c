@@ -7,6 +7,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include "micro_kernels.h"
+#include "f32_gemm_store_avx2.h"
 
 #define VT_AVX2 __attribute__((target("avx2,fma")))
 
@@ -37,18 +38,13 @@ VT_AVX2 void vision_tasks_f32_gemm_6x16_pointers__avx2_fma(size_t segments, size
             w += 16;
         }
     }
-    // ActivationClamp's selects, as the 6 × 16 tile.
     const __m256 lo = _mm256_set1_ps(lower), hi = _mm256_set1_ps(upper);
-#define VT_STORE(row, v0, v1)                                                          \
-    _mm256_storeu_ps(c + (row) * ldc, _mm256_min_ps(hi, _mm256_max_ps(lo, v0)));     \
-    _mm256_storeu_ps(c + (row) * ldc + 8, _mm256_min_ps(hi, _mm256_max_ps(lo, v1)))
-    VT_STORE(0, c00, c01);
-    VT_STORE(1, c10, c11);
-    VT_STORE(2, c20, c21);
-    VT_STORE(3, c30, c31);
-    VT_STORE(4, c40, c41);
-    VT_STORE(5, c50, c51);
-#undef VT_STORE
+    vt_f32_store_row_16__avx2(c, c00, c01, lo, hi);
+    vt_f32_store_row_16__avx2(c + ldc, c10, c11, lo, hi);
+    vt_f32_store_row_16__avx2(c + 2 * ldc, c20, c21, lo, hi);
+    vt_f32_store_row_16__avx2(c + 3 * ldc, c30, c31, lo, hi);
+    vt_f32_store_row_16__avx2(c + 4 * ldc, c40, c41, lo, hi);
+    vt_f32_store_row_16__avx2(c + 5 * ldc, c50, c51, lo, hi);
 }
 
 #endif

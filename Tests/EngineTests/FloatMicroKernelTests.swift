@@ -97,6 +97,48 @@ final class FloatMicroKernelTests: XCTestCase {
         }
     }
 
+    /// The tiles the read-in-place tests hold to the copied rows: this build's Swift tiles and the C tiles of every
+    /// tier this CPU dispatches to.
+    private func tileConfigurations() -> [(String, KernelConfig)] {
+        var configs: [(String, KernelConfig)] = [("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier))]
+        for tier in KernelConfig.dispatchableTiers {
+            var config = KernelConfig(tier: KernelConfig.compiledTier)
+            XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
+            configs.append(("C tiles of \(tier)", config))
+        }
+        return configs
+    }
+
+    /// `inPlace` (rows read where they are, under the epilogue it is given) against ``PackedGEMM/run(a:lda:rows:c:ldc:activation:panels:epilogue:)``
+    /// over `copied` (the same rows one after another), bit for bit, with and without SiLU after an epilogue of a
+    /// residual (`addend`), a clamp and PReLU `alpha`.
+    private func assertSameBits(_ gemm: PackedGEMM, copied: [Float], rows: Int, addend: [Float], alpha: [Float], _ label: String,
+                                inPlace: (PackedGEMM.Epilogue, UnsafeMutablePointer<Float>) -> Void) {
+        let columns = gemm.columns
+        for function in [nil, EpilogueFunction.swish] {
+            var results: [[Float]] = []
+            addend.withUnsafeBufferPointer { addend in
+                alpha.withUnsafeBufferPointer { alpha in
+                    let epilogue = PackedGEMM.Epilogue(addend: addend.baseAddress, addendStride: columns, addendColumns: columns,
+                                                       clamp: ActivationClamp(.relu6), clamps: true, alpha: alpha.baseAddress,
+                                                       function: function)
+                    var read = [Float](repeating: .nan, count: rows * columns), fromRows = read
+                    read.withUnsafeMutableBufferPointer { inPlace(epilogue, $0.baseAddress!) }
+                    copied.withUnsafeBufferPointer { a in
+                        fromRows.withUnsafeMutableBufferPointer { c in
+                            gemm.run(a: a.baseAddress!, lda: gemm.depth, rows: 0..<rows, c: c.baseAddress!, ldc: columns,
+                                     activation: .none, epilogue: epilogue)
+                        }
+                    }
+                    results = [read, fromRows]
+                }
+            }
+            XCTAssertFalse(results[0].contains { $0.isNaN }, "\(label): every element written")
+            let differing = zip(results[0], results[1]).filter { $0.bitPattern != $1.bitPattern }.count
+            XCTAssertEqual(differing, 0, "\(label), \(function.map { "\($0)" } ?? "no function")")
+        }
+    }
+
     /// Windows read where they lie in a convolution's input (``PackedGEMM/runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``)
     /// give, bit for bit, what the tiles give over the same windows copied into rows — through the Swift tiles of
     /// this build and the C tiles of every tier this CPU dispatches to that take windows — with an epilogue (a
@@ -105,12 +147,7 @@ final class FloatMicroKernelTests: XCTestCase {
     /// (27, 40 columns) and a half panel alone (8: the gathered rows' half tiles).
     func testWindowsReadInPlaceEqualTheirRowsCopied() {
         var g = QuantizedMicroKernelTests.Generator(seed: 61)
-        var configs: [(String, KernelConfig)] = [("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier))]
-        for tier in KernelConfig.dispatchableTiers {
-            var config = KernelConfig(tier: KernelConfig.compiledTier)
-            XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
-            configs.append(("C tiles of \(tier)", config))
-        }
+        let configs = tileConfigurations()
         var windowRuns = 0
         for (filterRows, filterColumns, channels, stride, width, groups, columns) in
             [(3, 3, 16, 1, 20, 3, 32), (3, 3, 64, 1, 14, 2, 16), (5, 5, 4, 2, 31, 2, 48), (1, 3, 8, 1, 9, 1, 16), (3, 3, 3, 2, 40, 3, 16),
@@ -140,34 +177,14 @@ final class FloatMicroKernelTests: XCTestCase {
                 let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
                 guard gemm.takesWindows else { continue }
                 windowRuns += 1
-                for function in [nil, EpilogueFunction.swish] {
-                    var results: [[Float]] = []
-                    addend.withUnsafeBufferPointer { addend in
-                        alpha.withUnsafeBufferPointer { alpha in
-                            let epilogue = PackedGEMM.Epilogue(addend: addend.baseAddress, addendStride: columns, addendColumns: columns,
-                                                               clamp: ActivationClamp(.relu6), clamps: true, alpha: alpha.baseAddress,
-                                                               function: function)
-                            var inPlace = [Float](repeating: .nan, count: pixels * columns), copied = inPlace
-                            input.withUnsafeBufferPointer { input in
-                                inPlace.withUnsafeMutableBufferPointer { c in
-                                    gemm.runWindows(a: input.baseAddress! + rowStep, lda: stride * channels, groups: groups,
-                                                    windows: ConvolutionWindows(segments: filterRows, segmentLength: filterColumns * channels,
-                                                                                segmentStride: rowStep),
-                                                    c: c.baseAddress!, ldc: columns, activation: .none, epilogue: epilogue)
-                                }
-                            }
-                            rows.withUnsafeBufferPointer { a in
-                                copied.withUnsafeMutableBufferPointer { c in
-                                    gemm.run(a: a.baseAddress!, lda: depth, rows: 0..<pixels, c: c.baseAddress!, ldc: columns,
-                                             activation: .none, epilogue: epilogue)
-                                }
-                            }
-                            results = [inPlace, copied]
-                        }
+                assertSameBits(gemm, copied: rows, rows: pixels, addend: addend, alpha: alpha,
+                               "\(label), \(filterRows)×\(filterColumns)×\(channels) stride \(stride)") { epilogue, c in
+                    input.withUnsafeBufferPointer { input in
+                        gemm.runWindows(a: input.baseAddress! + rowStep, lda: stride * channels, groups: groups,
+                                        windows: ConvolutionWindows(segments: filterRows, segmentLength: filterColumns * channels,
+                                                                    segmentStride: rowStep),
+                                        c: c, ldc: columns, activation: .none, epilogue: epilogue)
                     }
-                    XCTAssertFalse(results[0].contains { $0.isNaN }, "\(label): every element written")
-                    let differing = zip(results[0], results[1]).filter { $0.bitPattern != $1.bitPattern }.count
-                    XCTAssertEqual(differing, 0, "\(label), \(filterRows)×\(filterColumns)×\(channels) stride \(stride), \(function.map { "\($0)" } ?? "no function")")
                 }
             }
         }
@@ -186,12 +203,7 @@ final class FloatMicroKernelTests: XCTestCase {
     /// whole ones; whole panels, a partial last panel and a half panel alone.
     func testRowsReadThroughPointersEqualTheirRowsCopied() {
         var g = QuantizedMicroKernelTests.Generator(seed: 67)
-        var configs: [(String, KernelConfig)] = [("Swift tiles of \(KernelConfig.compiledTier)", KernelConfig(tier: KernelConfig.compiledTier))]
-        for tier in KernelConfig.dispatchableTiers {
-            var config = KernelConfig(tier: KernelConfig.compiledTier)
-            XCTAssertTrue(config.dispatchFloatGEMM(to: tier))
-            configs.append(("C tiles of \(tier)", config))
-        }
+        let configs = tileConfigurations()
         var pointerRuns = 0
         for (segments, length, rows, columns) in [(3, 48, 12, 32), (9, 16, 7, 16), (3, 9, 13, 27), (1, 40, 6, 40), (5, 20, 11, 8),
                                                   (9, 3, 5, 16), (2, 64, 1, 48)] {
@@ -215,36 +227,16 @@ final class FloatMicroKernelTests: XCTestCase {
                 let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
                 guard gemm.takesPointers else { continue }
                 pointerRuns += 1
-                for function in [nil, EpilogueFunction.swish] {
-                    var results: [[Float]] = []
-                    addend.withUnsafeBufferPointer { addend in
-                        alpha.withUnsafeBufferPointer { alpha in
-                            let epilogue = PackedGEMM.Epilogue(addend: addend.baseAddress, addendStride: columns, addendColumns: columns,
-                                                               clamp: ActivationClamp(.relu6), clamps: true, alpha: alpha.baseAddress,
-                                                               function: function)
-                            var throughPointers = [Float](repeating: .nan, count: rows * columns), fromRows = throughPointers
-                            pool.withUnsafeBufferPointer { pool in
-                                throughPointers.withUnsafeMutableBufferPointer { c in
-                                    gemm.runPointers(rows: rows, segments: segments, segmentLength: length, c: c.baseAddress!, ldc: columns,
-                                                     activation: .none, epilogue: epilogue) { first, count, table in
-                                        for r in 0..<6 {
-                                            for s in 0..<segments { table[s * 6 + r] = pool.baseAddress! + offset(first + min(r, count - 1), s) }
-                                        }
-                                    }
-                                }
+                assertSameBits(gemm, copied: copied, rows: rows, addend: addend, alpha: alpha,
+                               "\(label), \(segments) runs of \(length), \(rows) rows × \(columns)") { epilogue, c in
+                    pool.withUnsafeBufferPointer { pool in
+                        gemm.runPointers(rows: rows, segments: segments, segmentLength: length, c: c, ldc: columns,
+                                         activation: .none, epilogue: epilogue) { first, count, table in
+                            for r in 0..<6 {
+                                for s in 0..<segments { table[s * 6 + r] = pool.baseAddress! + offset(first + min(r, count - 1), s) }
                             }
-                            copied.withUnsafeBufferPointer { a in
-                                fromRows.withUnsafeMutableBufferPointer { c in
-                                    gemm.run(a: a.baseAddress!, lda: depth, rows: 0..<rows, c: c.baseAddress!, ldc: columns,
-                                             activation: .none, epilogue: epilogue)
-                                }
-                            }
-                            results = [throughPointers, fromRows]
                         }
                     }
-                    XCTAssertFalse(results[0].contains { $0.isNaN }, "\(label): every element written")
-                    let differing = zip(results[0], results[1]).filter { $0.bitPattern != $1.bitPattern }.count
-                    XCTAssertEqual(differing, 0, "\(label), \(segments) runs of \(length), \(rows) rows × \(columns), \(function.map { "\($0)" } ?? "no function")")
                 }
             }
         }

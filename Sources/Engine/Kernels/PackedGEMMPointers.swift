@@ -96,12 +96,8 @@ extension PackedGEMM {
             }
             runs += 6
         }
-        @inline(__always) func store(_ v0: SIMD8<Float>, _ v1: SIMD8<Float>, _ row: Int) {
-            let out = UnsafeMutableRawPointer(c + row * ldc)
-            out.storeBytes(of: activation(v0), as: SIMD8<Float>.self)
-            out.storeBytes(of: activation(v1), toByteOffset: 32, as: SIMD8<Float>.self)
-        }
-        store(c00, c01, 0); store(c10, c11, 1); store(c20, c21, 2)
-        store(c30, c31, 3); store(c40, c41, 4); store(c50, c51, 5)
+        Self.storeRow(c00, c01, c, 0, ldc, activation); Self.storeRow(c10, c11, c, 1, ldc, activation)
+        Self.storeRow(c20, c21, c, 2, ldc, activation); Self.storeRow(c30, c31, c, 3, ldc, activation)
+        Self.storeRow(c40, c41, c, 4, ldc, activation); Self.storeRow(c50, c51, c, 5, ldc, activation)
     }
 }
