@@ -38,13 +38,7 @@ VT_AVX2 void vision_tasks_f32_gemm_6x16_pointers__avx2_fma(size_t segments, size
             w += 16;
         }
     }
-    const __m256 lo = _mm256_set1_ps(lower), hi = _mm256_set1_ps(upper);
-    vt_f32_store_row_16__avx2(c, c00, c01, lo, hi);
-    vt_f32_store_row_16__avx2(c + ldc, c10, c11, lo, hi);
-    vt_f32_store_row_16__avx2(c + 2 * ldc, c20, c21, lo, hi);
-    vt_f32_store_row_16__avx2(c + 3 * ldc, c30, c31, lo, hi);
-    vt_f32_store_row_16__avx2(c + 4 * ldc, c40, c41, lo, hi);
-    vt_f32_store_row_16__avx2(c + 5 * ldc, c50, c51, lo, hi);
+    vt_f32_store_6x16__avx2(c, ldc, lower, upper, c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51);
 }
 
 #endif
