@@ -391,7 +391,7 @@ struct Conv2DKernel: EpilogueFusable {
                         }
                     } else {
                         let patch = scratch + pixel * patchSize
-                        if r < count { borderPatch(oy, ox, UnsafeMutablePointer(mutating: source), patch) }
+                        if r < count { borderPatch(oy, ox, source, patch) }
                         for s in 0..<segments { table[s * 6 + r] = UnsafePointer(patch + s * length) }
                     }
                 }
@@ -532,7 +532,7 @@ struct Conv2DKernel: EpilogueFusable {
     }
 
     /// One patch with bounds checks per tap; taps outside the input are zeros.
-    private func borderPatch(_ oy: Int, _ ox: Int, _ source: UnsafeMutablePointer<Float>, _ patch: UnsafeMutablePointer<Float>) {
+    private func borderPatch(_ oy: Int, _ ox: Int, _ source: UnsafePointer<Float>, _ patch: UnsafeMutablePointer<Float>) {
         var tap = patch
         for ky in 0..<y.filter {
             let iy = y.source(oy, ky)
