@@ -526,6 +526,12 @@ CONV_EXTRA = [
      (None, None), "xnnpack", False),
     ("dilation past the map at stride 2", (9, 9, 8, 16, 3, 3, 2, "SAME", 10, "RELU6", True), None, (None, None),
      "xnnpack", False),
+    # Fewer output pixels than two threads' bands (our float kernel then splits the output channels over the
+    # threads): windows read through pointers, and a dilated 5 x 5 whose patches are gathered
+    ("few pixels, channels split over threads", (9, 9, 16, 40, 3, 3, 1, "SAME", 1, "RELU", True), None, (None, None),
+     "xnnpack", False),
+    ("few pixels, dilated 5 x 5 gathered", (9, 9, 8, 40, 5, 5, 1, "SAME", 2, "RELU6", True), None, (None, None),
+     "xnnpack", False),
 ]
 
 

@@ -194,19 +194,20 @@ final class FloatMicroKernelTests: XCTestCase {
                                   kernels: KernelConfig(tier: .avx512)).takesWindows)
     }
 
-    /// Rows read through pointers (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``,
+    /// Rows read through pointers (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)``,
     /// the convolutions whose windows the window tile does not take) give, bit for bit, what the tiles give over the
     /// same rows copied one after another — through the Swift tiles of this build and the C tiles of every tier this
     /// CPU dispatches to that take pointers — with an epilogue (a residual, a clamp, PReLU slopes, SiLU) per tile.
     /// Runs scattered over a buffer (no two rows' runs adjacent, as pointers into an input or into gathered patches
     /// are), one segment and several, short and long runs; row counts with a partial last group (1–5 rows) and
-    /// whole ones; whole panels, a partial last panel and a half panel alone.
+    /// whole ones; whole panels, a partial last panel and a half panel alone; the product in two calls of a range of
+    /// panels each, as two threads share a product of few rows.
     func testRowsReadThroughPointersEqualTheirRowsCopied() {
         var g = QuantizedMicroKernelTests.Generator(seed: 67)
         let configs = tileConfigurations()
         var pointerRuns = 0
         for (segments, length, rows, columns) in [(3, 48, 12, 32), (9, 16, 7, 16), (3, 9, 13, 27), (1, 40, 6, 40), (5, 20, 11, 8),
-                                                  (9, 3, 5, 16), (2, 64, 1, 48)] {
+                                                  (9, 3, 5, 16), (2, 64, 1, 48), (3, 96, 13, 72)] {
             let depth = segments * length
             // Run s of row r at a scattered place in `pool`: rows' runs in shuffled order with gaps between them.
             let slots = (0..<rows * segments).shuffled(using: &g)
@@ -227,20 +228,25 @@ final class FloatMicroKernelTests: XCTestCase {
                 let gemm = PackedGEMM(weights: w, bias: bias, columns: columns, depth: depth, kernels: config)
                 guard gemm.takesPointers else { continue }
                 pointerRuns += 1
-                assertSameBits(gemm, copied: copied, rows: rows, addend: addend, alpha: alpha,
-                               "\(label), \(segments) runs of \(length), \(rows) rows × \(columns)") { epilogue, c in
-                    pool.withUnsafeBufferPointer { pool in
-                        gemm.runPointers(rows: rows, segments: segments, segmentLength: length, c: c, ldc: columns,
-                                         activation: .none, epilogue: epilogue) { first, count, table in
-                            for r in 0..<6 {
-                                for s in 0..<segments { table[s * 6 + r] = pool.baseAddress! + offset(first + min(r, count - 1), s) }
+                let whole = [0..<gemm.panelCount], halves = [0..<gemm.panelCount / 2, gemm.panelCount / 2..<gemm.panelCount]
+                for calls in gemm.panelCount > 1 ? [whole, halves] : [whole] {
+                    assertSameBits(gemm, copied: copied, rows: rows, addend: addend, alpha: alpha,
+                                   "\(label), \(segments) runs of \(length), \(rows) rows × \(columns), panels \(calls)") { epilogue, c in
+                        pool.withUnsafeBufferPointer { pool in
+                            for panels in calls {
+                                gemm.runPointers(rows: rows, segments: segments, segmentLength: length, c: c, ldc: columns,
+                                                 activation: .none, epilogue: epilogue, panels: panels) { first, count, table in
+                                    for r in 0..<6 {
+                                        for s in 0..<segments { table[s * 6 + r] = pool.baseAddress! + offset(first + min(r, count - 1), s) }
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        XCTAssertGreaterThanOrEqual(pointerRuns, 7, "the build's own tiles take pointers")
+        XCTAssertGreaterThanOrEqual(pointerRuns, 8, "the build's own tiles take pointers")
         XCTAssertFalse(PackedGEMM(weights: [Float](repeating: 0, count: 32 * 9), bias: [Float](repeating: 0, count: 32), columns: 32, depth: 9,
                                   kernels: KernelConfig(tier: .avx512)).takesPointers)
     }

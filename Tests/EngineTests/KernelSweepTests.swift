@@ -87,8 +87,11 @@ final class KernelSweepTests: XCTestCase {
                     if zip(ours, testCase.outputs).contains(where: { QuantizedGoldenTests.lsb($0, $1) > 0 }) { skipped += 1 }
                     continue
                 }
+                var oneThread: [[UInt8]] = []
                 for threads in [1, 2] {
                     let ours = try Self.run(testCase, threads: threads, kernels: kernels)
+                    // Bit for bit at any thread count (each thread's slice computed as one thread computes it).
+                    if threads == 1 { oneThread = ours } else { XCTAssertEqual(ours, oneThread, "\(file.lastPathComponent) \(testCase.label): \(threads) threads") }
                     for (k, reference) in testCase.outputs.enumerated() {
                         let label = "\(file.lastPathComponent) \(testCase.label) output \(k), \(threads) threads"
                         if reference.type == .float32 {

@@ -41,7 +41,9 @@ struct Conv2DKernel: EpilogueFusable {
     /// Elements between the addend's pixels: the output's channels, or fewer when the addend is a channel PAD's input.
     private var addendStride: Int { epilogue?.addendChannels ?? outputChannels }
 
-    var isPointwise: Bool {
+    var isPointwise: Bool { Self.isPointwise(y, x) }
+
+    private static func isPointwise(_ y: WindowAxis, _ x: WindowAxis) -> Bool {
         y.filter == 1 && x.filter == 1 && y.stride == 1 && x.stride == 1 && y.padBefore == 0 && x.padBefore == 0
     }
 
@@ -120,6 +122,11 @@ struct Conv2DKernel: EpilogueFusable {
                     packed.run(a: source, lda: inputChannels, rows: pixels, c: destination, ldc: outputChannels,
                                activation: activation, epilogue: epilogue, parallel: memory.parallel)
                 }
+                continue
+            }
+            if let packed, memory.parallel.threads > 1, pixels < KernelConfig.convolutionMinimumPixelsPerThread * memory.parallel.threads,
+               packed.panelCount > 1 {
+                splitChannels(packed, source, destination, addend, memory)
                 continue
             }
             // Each thread takes a band of output pixels: its own im2col rows, its own products, its own bias pass.
@@ -229,6 +236,63 @@ struct Conv2DKernel: EpilogueFusable {
         }
     }
 
+    /// Too few output pixels to give every thread a band of ``KernelConfig/convolutionMinimumPixelsPerThread`` (a
+    /// detector's 10 × 10 and 7 × 7 stages ran on one thread, slower at two threads than at one): the threads split
+    /// the output channels instead, each over every pixel, as ``PackedGEMM`` splits a product of few rows. First the
+    /// patches the tiles read are gathered by all threads (only the border pixels' where the tiles read windows
+    /// through pointers), then each thread multiplies its panels; each column's sums are its own, so the same bits as
+    /// the bands at any thread count.
+    private func splitChannels(_ packed: PackedGEMM, _ source: UnsafeMutablePointer<Float>, _ destination: UnsafeMutablePointer<Float>,
+                               _ addend: UnsafePointer<Float>?, _ memory: TensorMemory) {
+        let pixels = y.output * x.output, scratch = memory.scratch.assumingMemoryBound(to: Float.self)
+        let pointers = !readsWindowsInPlace(packed) && readsPointers(packed)
+        memory.parallel.forEach(pixels, minimumPerThread: 8, Patches(kernel: self, source: source, scratch: scratch, bordersOnly: pointers))
+        if pointers {
+            memory.parallel.forEach(packed.panelCount, PointerPanels(
+                kernel: self, packed: packed, source: source, destination: destination, addend: addend, scratch: scratch, pixels: pixels))
+        } else {
+            withTileEpilogue(addend) { epilogue in
+                packed.run(a: scratch, lda: patchSize, rows: pixels, c: destination, ldc: outputChannels, activation: activation,
+                           epilogue: epilogue, parallel: memory.parallel)
+            }
+        }
+    }
+
+    /// Pixels' patches into their slots of the scratch (pixel p's at p · patchSize); only those whose windows leave
+    /// the input when `bordersOnly` (``pointerBand(_:_:_:_:_:_:panels:)`` reads the others in place).
+    private struct Patches: ParallelLoop {
+        let kernel: Conv2DKernel
+        let source: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<Float>
+        let bordersOnly: Bool
+        func run(_ pixels: Range<Int>) {
+            let k = kernel
+            guard bordersOnly else { return k.gatherPatches(from: source, into: scratch + pixels.lowerBound * k.patchSize, rows: pixels) }
+            for pixel in pixels {
+                let oy = pixel / k.x.output, ox = pixel - oy * k.x.output
+                if !k.windowLiesInside(oy, ox) { k.borderPatch(oy, ox, source, scratch + pixel * k.patchSize) }
+            }
+        }
+    }
+
+    /// A range of panels over every pixel, through pointers (``splitChannels(_:_:_:_:_:)``).
+    private struct PointerPanels: ParallelLoop {
+        let kernel: Conv2DKernel
+        let packed: PackedGEMM
+        let source: UnsafeMutablePointer<Float>
+        let destination: UnsafeMutablePointer<Float>
+        let addend: UnsafePointer<Float>?
+        let scratch: UnsafeMutablePointer<Float>
+        let pixels: Int
+        func run(_ panels: Range<Int>) { kernel.pointerBand(0..<pixels, packed, source, destination, addend, scratch, panels: panels) }
+    }
+
+    /// Whether output pixel (oy, ox)'s whole window lies in the input (its taps read in place by the pointer tiles).
+    @inline(__always)
+    private func windowLiesInside(_ oy: Int, _ ox: Int) -> Bool {
+        y.validTaps(oy).count == y.filter && x.interior.contains(ox)
+    }
+
     private struct Pixels: ParallelLoop {
         let kernel: Conv2DKernel
         let source: UnsafeMutablePointer<Float>
@@ -327,37 +391,42 @@ struct Conv2DKernel: EpilogueFusable {
         finish(rows, destination, addend)
     }
 
+    private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool { Self.readsWindowsInPlace(packed, y, x, activation) }
+    private func readsPointers(_ packed: PackedGEMM) -> Bool { Self.readsPointers(packed, y, x, activation) }
+
     /// Whether the packed GEMM reads the windows where they lie (``PackedGEMM/runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``):
     /// adjacent taps (dilation 1), no tanh activation of the convolution's own (its pass comes after the tiles), and
     /// output rows of at least ``KernelConfig/windowsMinimumRowPixels``.
-    private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool {
+    private static func readsWindowsInPlace(_ packed: PackedGEMM, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
         packed.takesWindows && x.dilation == 1 && y.dilation == 1 && activation != .tanh && x.output >= KernelConfig.windowsMinimumRowPixels
     }
 
-    /// Whether the packed GEMM reads each window through pointers (``pointerBand(_:_:_:_:_:_:)``), where it does not
+    /// Whether the packed GEMM reads each window through pointers (``pointerBand(_:_:_:_:_:_:panels:)``), where it does not
     /// read them in place: a window of filter rows (dilation 1) or of taps whose table fits a six-row tile's stack
     /// (``PackedGEMM/maximumPointerSegments``), no tanh activation of the convolution's own.
-    private func readsPointers(_ packed: PackedGEMM) -> Bool {
+    private static func readsPointers(_ packed: PackedGEMM, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
         let segments = x.dilation == 1 && y.dilation == 1 ? y.filter : y.filter * x.filter
-        return packed.takesPointers && !isPointwise && activation != .tanh && segments <= PackedGEMM.maximumPointerSegments
+        return packed.takesPointers && !isPointwise(y, x) && activation != .tanh && segments <= PackedGEMM.maximumPointerSegments
     }
 
     /// Output pixels `rows` through the tiles reading each window by pointers
-    /// (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``), in the im2col row's
+    /// (``PackedGEMM/runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)``), in the im2col row's
     /// depth order: an interior pixel's filter rows where they lie in the input (dilation 1: each a run of the
     /// filter's width times the channels) or its taps (dilated); a pixel whose window leaves the input has its patch
     /// gathered, zeros outside, into its own slot of the scratch (pixel p's at p · patchSize, as the OpenBLAS path
     /// lays them) and is read there. The same multiply-adds in the same order as over the gathered rows: the same bits.
+    /// With `panels`, only those panels' channels, and the border patches are gathered already (``Patches``): they are
+    /// read, not written, so that threads sharing the pixels do not write the same scratch.
     private func pointerBand(_ rows: Range<Int>, _ packed: PackedGEMM, _ source: UnsafeMutablePointer<Float>,
                              _ destination: UnsafeMutablePointer<Float>, _ addend: UnsafePointer<Float>?,
-                             _ scratch: UnsafeMutablePointer<Float>) {
+                             _ scratch: UnsafeMutablePointer<Float>, panels: Range<Int>? = nil) {
         let channels = inputChannels, filterRows = x.dilation == 1 && y.dilation == 1
         let segments = filterRows ? y.filter : y.filter * x.filter, length = filterRows ? x.filter * channels : channels
         let interior = x.interior, rowStep = x.input * channels
         let source = UnsafePointer(source)
         withTileEpilogue(addend.map { $0 + rows.lowerBound * addendStride }) { epilogue in
             packed.runPointers(rows: rows.count, segments: segments, segmentLength: length, c: destination + rows.lowerBound * outputChannels,
-                               ldc: outputChannels, activation: activation, epilogue: epilogue) { first, count, table in
+                               ldc: outputChannels, activation: activation, epilogue: epilogue, panels: panels) { first, count, table in
                 // The group's pixels are consecutive: one division for the first, then steps along the output rows
                 // (an integer division is tens of cycles, six a group beside a few thousand of multiply-adds for a
                 // 40² × 32 → 32 layer's group).
@@ -391,7 +460,7 @@ struct Conv2DKernel: EpilogueFusable {
                         }
                     } else {
                         let patch = scratch + pixel * patchSize
-                        if r < count { borderPatch(oy, ox, source, patch) }
+                        if r < count, panels == nil { borderPatch(oy, ox, source, patch) }
                         for s in 0..<segments { table[s * 6 + r] = UnsafePointer(patch + s * length) }
                     }
                 }

@@ -6,11 +6,11 @@ import VisionTasksEngineSIMD
 // XNNPACK's indirect GEMM. Gathering those patches took a sixth of a 40² × 32 → 32 3 × 3 layer's time (YOLOv8n-like's
 // middle layers) and came back from memory for the tiles.
 extension PackedGEMM {
-    /// Pointers a six-row tile's table may hold (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``):
+    /// Pointers a six-row tile's table may hold (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)``):
     /// its table lives on the stack, which Swift guarantees for 1,024 bytes.
     static let maximumPointerSegments = 1024 / (6 * MemoryLayout<UnsafePointer<Float>>.stride)
 
-    /// Whether ``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)`` can compute this product
+    /// Whether ``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)`` can compute this product
     /// (the six-row tile's tiers, as ``takesWindows``).
     var takesPointers: Bool { !wideTiles && (tiles == nil || tiles?.table.pointee.pointers_6x16 != nil) }
 
@@ -21,13 +21,20 @@ extension PackedGEMM {
     /// copied one after another gives it: the same bits. A partial group or panel goes through a scratch tile (a panel's
     /// weights are zero-padded to 16 columns, and each column's sum is its own: the half tiles' bits); every panel of a
     /// group while its rows are in L1, then the group's function (as ``runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``).
+    ///
+    /// `panels` limits the product to those panels' columns (a thread's share of a product with few rows; the same
+    /// bits: each column's sums are its own). Weights larger than L2 stream from L3 once a group of rows (XNNPACK's
+    /// order too): a group of panels at a time over all rows, to keep them in L2, measured no faster on
+    /// YOLOv8n-like's, DeepLab v3's, U-Net's and MiDaS-like's 1–3 MB filters over 10² to 32² pixels.
     func runPointers(rows: Int, segments: Int, segmentLength: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
-                     epilogue: Epilogue? = nil,
+                     epilogue: Epilogue? = nil, panels panelRange: Range<Int>? = nil,
                      fill: (_ first: Int, _ count: Int, _ table: UnsafeMutablePointer<UnsafePointer<Float>>) -> Void) {
         precondition(segments <= Self.maximumPointerSegments, "a pointer table of \(segments) runs a row")
         let clamp = ActivationClamp(activation)
         let tileEpilogue = epilogue.flatMap { $0.addend != nil || $0.clamps || $0.alpha != nil ? TileEpilogue($0) : nil }
         let pointerTile = tiles?.table.pointee.pointers_6x16, function = epilogue?.function
+        let panelRange = panelRange ?? 0..<panelCount
+        let computed = panelRange.lowerBound * Self.panelWidth..<min(columns, panelRange.upperBound * Self.panelWidth)
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: segments * 6) { table in
             let table = table.baseAddress!
             panels.withUnsafeBufferPointer { panels in
@@ -37,7 +44,7 @@ extension PackedGEMM {
                     while r < rows {
                         let count = min(6, rows - r)
                         fill(r, count, table)
-                        for panel in 0..<panelCount {
+                        for panel in panelRange {
                             let column0 = panel * Self.panelWidth, width = min(Self.panelWidth, columns - column0)
                             let w = panels + panel * depth * Self.panelWidth
                             @inline(__always) func tile(_ c: UnsafeMutablePointer<Float>, _ ldc: Int) {
@@ -56,7 +63,7 @@ extension PackedGEMM {
                             }
                             tileEpilogue?.panel(column0).apply(c, row: r, column: column0, ldc, rows: count, width)
                         }
-                        if let function { function.apply(c + r * ldc, rows: count, rowStride: ldc, channels: 0..<columns) }
+                        if let function { function.apply(c + r * ldc, rows: count, rowStride: ldc, channels: computed) }
                         r += count
                     }
                 }
@@ -64,7 +71,7 @@ extension PackedGEMM {
         }
     }
 
-    /// ``tile6`` over six rows of A given by pointers (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:fill:)``):
+    /// ``tile6`` over six rows of A given by pointers (``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)``):
     /// the same multiply-adds in the same order; all six rows stored.
     @inline(never)
     private func pointerTile6(_ table: UnsafePointer<UnsafePointer<Float>>, _ segments: Int, _ length: Int, _ w: UnsafePointer<Float>,
