@@ -527,8 +527,11 @@ CONV_EXTRA = [
     ("dilation past the map at stride 2", (9, 9, 8, 16, 3, 3, 2, "SAME", 10, "RELU6", True), None, (None, None),
      "xnnpack", False),
     # Fewer output pixels than two threads' bands (our float kernel then splits the output channels over the
-    # threads): windows read through pointers, and a dilated 5 x 5 whose patches are gathered
+    # threads): windows read through pointers, a filter over 1 MB (through the pointer tiles too, not OpenBLAS),
+    # and a dilated 5 x 5 whose patches are gathered
     ("few pixels, channels split over threads", (9, 9, 16, 40, 3, 3, 1, "SAME", 1, "RELU", True), None, (None, None),
+     "xnnpack", False),
+    ("few pixels, a filter over 1 MB", (7, 7, 128, 264, 3, 3, 1, "SAME", 1, "NONE", True), None, (None, None),
      "xnnpack", False),
     ("few pixels, dilated 5 x 5 gathered", (9, 9, 8, 40, 5, 5, 1, "SAME", 2, "RELU6", True), None, (None, None),
      "xnnpack", False),

@@ -93,8 +93,19 @@ struct Conv2DKernel: EpilogueFusable {
         throughOpenBLAS = context.kernels.floatGEMM == .openBLAS
         ononeLoops = context.kernels.ononeLoops
         let depth = y.filter * x.filter * i.c
-        packed = PackedGEMM.carries(weightCount: self.weights.count, depth: depth, rows: y.output * x.output, kernels: context.kernels)
-            ? PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels) : nil
+        if PackedGEMM.carries(weightCount: self.weights.count, depth: depth, rows: y.output * x.output, kernels: context.kernels) {
+            packed = PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels)
+        } else if PackedGEMM.tilesAreFast(context.kernels) {
+            // A filter too large for the rule above whose windows the tiles would read through pointers (a small
+            // map's 3 × 3 layers, dilated ones) stays on them: OpenBLAS packed the whole im2col matrix of such a
+            // layer on every call (YOLOv8n-like's 20² × 128 → 10² × 256, 1.2 MB of weights: a fifth of its time in
+            // sgemm_incopy; 0.99 → 0.83 ms, LiteRT 0.83; DeepLab v3's 17² × 320 → 256 at rate 6, U-Net's 16² and
+            // 32² and MiDaS-like's 8² and 16² ones alike).
+            let product = PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels)
+            packed = Self.readsPointers(product, y, x, activation) && !Self.readsWindowsInPlace(product, y, x, activation) ? product : nil
+        } else {
+            packed = nil
+        }
         // The stem's direct loops are Swift of the build's tier: in a portable build that runs C tiles, im2col and
         // those tiles beat its SSE2 loops.
         stem = packed != nil && activation != .tanh && (ownGEMMKernelsAreFast || context.kernels.floatGEMMTiles == nil)

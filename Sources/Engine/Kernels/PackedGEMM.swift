@@ -79,9 +79,14 @@ struct PackedGEMM: Sendable {
     /// throughout (a build without optimization), nothing comes here.
     static func carries(weightCount: Int, depth: Int, rows: Int, kernels: KernelConfig) -> Bool {
         guard kernels.floatGEMM != .openBLAS else { return false }
-        let tilesAreFast = ownGEMMKernelsAreFast || kernels.floatGEMMTiles != nil
-        return (weightCount <= KernelConfig.packedFilterMaximumWeights && (tilesAreFast || depth <= 16))
+        return (weightCount <= KernelConfig.packedFilterMaximumWeights && (tilesAreFast(kernels) || depth <= 16))
             || rows <= KernelConfig.matrixVectorMaximumPixels
+    }
+
+    /// Whether the tiles run at the tier's speed: the build's own Swift tiles where they are optimized for a vector
+    /// tier, or dispatched C tiles (``carries(weightCount:depth:rows:kernels:)``).
+    static func tilesAreFast(_ kernels: KernelConfig) -> Bool {
+        kernels.floatGEMM != .openBLAS && (ownGEMMKernelsAreFast || kernels.floatGEMMTiles != nil)
     }
 
     /// Computes all `rows` rows of C over the threads: each thread a band of rows or, when the rows are too few to
