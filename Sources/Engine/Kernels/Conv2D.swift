@@ -257,6 +257,7 @@ struct Conv2DKernel: EpilogueFusable {
                                _ addend: UnsafePointer<Float>?, _ memory: TensorMemory) {
         let pixels = y.output * x.output, scratch = memory.scratch.assumingMemoryBound(to: Float.self)
         let pointers = !readsWindowsInPlace(packed) && readsPointers(packed)
+        // (A pixel's patch is a whole window of every channel, a 3 × 3 × 128 one 4.6 KB: eight are worth a thread.)
         memory.parallel.forEach(pixels, minimumPerThread: 8, Patches(kernel: self, source: source, scratch: scratch, bordersOnly: pointers))
         if pointers {
             memory.parallel.forEach(packed.panelCount, PointerPanels(
