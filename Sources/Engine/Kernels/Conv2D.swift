@@ -101,8 +101,9 @@ struct Conv2DKernel: EpilogueFusable {
             // layer on every call (YOLOv8n-like's 20² × 128 → 10² × 256, 1.2 MB of weights: a fifth of its time in
             // sgemm_incopy; 0.99 → 0.83 ms, LiteRT 0.83; DeepLab v3's 17² × 320 → 256 at rate 6, U-Net's 16² and
             // 32² and MiDaS-like's 8² and 16² ones alike).
-            let product = PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels)
-            packed = Self.readsPointers(product, y, x, activation) && !Self.readsWindowsInPlace(product, y, x, activation) ? product : nil
+            packed = Self.readsPointers(PackedGEMM.takesPointers(context.kernels), y, x, activation)
+                && !Self.readsWindowsInPlace(PackedGEMM.takesWindows(context.kernels), y, x, activation)
+                ? PackedGEMM(weights: self.weights, bias: bias, columns: outputChannels, depth: depth, kernels: context.kernels) : nil
         } else {
             packed = nil
         }
@@ -403,22 +404,22 @@ struct Conv2DKernel: EpilogueFusable {
         finish(rows, destination, addend)
     }
 
-    private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool { Self.readsWindowsInPlace(packed, y, x, activation) }
-    private func readsPointers(_ packed: PackedGEMM) -> Bool { Self.readsPointers(packed, y, x, activation) }
+    private func readsWindowsInPlace(_ packed: PackedGEMM) -> Bool { Self.readsWindowsInPlace(packed.takesWindows, y, x, activation) }
+    private func readsPointers(_ packed: PackedGEMM) -> Bool { Self.readsPointers(packed.takesPointers, y, x, activation) }
 
     /// Whether the packed GEMM reads the windows where they lie (``PackedGEMM/runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)``):
     /// adjacent taps (dilation 1), no tanh activation of the convolution's own (its pass comes after the tiles), and
     /// output rows of at least ``KernelConfig/windowsMinimumRowPixels``.
-    private static func readsWindowsInPlace(_ packed: PackedGEMM, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
-        packed.takesWindows && x.dilation == 1 && y.dilation == 1 && activation != .tanh && x.output >= KernelConfig.windowsMinimumRowPixels
+    private static func readsWindowsInPlace(_ takesWindows: Bool, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
+        takesWindows && x.dilation == 1 && y.dilation == 1 && activation != .tanh && x.output >= KernelConfig.windowsMinimumRowPixels
     }
 
     /// Whether the packed GEMM reads each window through pointers (``pointerBand(_:_:_:_:_:_:panels:)``), where it does not
     /// read them in place: a window of filter rows (dilation 1) or of taps whose table fits a six-row tile's stack
     /// (``PackedGEMM/maximumPointerSegments``), no tanh activation of the convolution's own.
-    private static func readsPointers(_ packed: PackedGEMM, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
+    private static func readsPointers(_ takesPointers: Bool, _ y: WindowAxis, _ x: WindowAxis, _ activation: Activation) -> Bool {
         let segments = x.dilation == 1 && y.dilation == 1 ? y.filter : y.filter * x.filter
-        return packed.takesPointers && !isPointwise(y, x) && activation != .tanh && segments <= PackedGEMM.maximumPointerSegments
+        return takesPointers && !isPointwise(y, x) && activation != .tanh && segments <= PackedGEMM.maximumPointerSegments
     }
 
     /// Output pixels `rows` through the tiles reading each window by pointers

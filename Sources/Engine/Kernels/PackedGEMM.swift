@@ -25,11 +25,16 @@ struct PackedGEMM: Sendable {
     let tiles: FloatGEMMTiles?
     var panelCount: Int { (columns + Self.panelWidth - 1) / Self.panelWidth }
 
+    /// Whether a product packed for `kernels` takes pairs of panels through the wide tile (``wideTiles``).
+    static func wideTiles(_ kernels: KernelConfig) -> Bool {
+        kernels.floatGEMM == .wideTiles && (kernels.floatGEMMTiles?.hasWideTile ?? true)
+    }
+
     /// - Parameter weights: row-major [columns × depth] (TFLite's [out, in] / OHWI layout).
     init(weights: [Float], bias: [Float], columns: Int, depth: Int, kernels: KernelConfig = .compiled) {
         self.depth = depth
         tiles = kernels.floatGEMMTiles
-        wideTiles = kernels.floatGEMM == .wideTiles && (tiles?.hasWideTile ?? true)
+        wideTiles = Self.wideTiles(kernels)
         self.columns = columns
         let panelCount = (columns + Self.panelWidth - 1) / Self.panelWidth
         panels = WeightPanels.pack(columns: columns, depth: depth, group: 1, zero: 0) { weights[$0 * depth + $1] }

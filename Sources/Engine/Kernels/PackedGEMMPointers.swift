@@ -12,7 +12,14 @@ extension PackedGEMM {
 
     /// Whether ``runPointers(rows:segments:segmentLength:c:ldc:activation:epilogue:panels:fill:)`` can compute this product
     /// (the six-row tile's tiers, as ``takesWindows``).
-    var takesPointers: Bool { !wideTiles && (tiles == nil || tiles?.table.pointee.pointers_6x16 != nil) }
+    var takesPointers: Bool { Self.takesPointers(wideTiles: wideTiles, tiles: tiles) }
+
+    /// Whether a product packed for `kernels` would take pointers (``takesPointers``), without packing one.
+    static func takesPointers(_ kernels: KernelConfig) -> Bool { takesPointers(wideTiles: wideTiles(kernels), tiles: kernels.floatGEMMTiles) }
+
+    private static func takesPointers(wideTiles: Bool, tiles: FloatGEMMTiles?) -> Bool {
+        !wideTiles && (tiles == nil || tiles?.table.pointee.pointers_6x16 != nil)
+    }
 
     /// Rows `0 ..< rows` of C, six at a time: `fill(first, count, table)` writes rows `first ..< first + count`'s
     /// pointers into `table` — run s of row `first + r` at `table[s · 6 + r]`, each `segmentLength` floats, `segments`

@@ -17,7 +17,14 @@ struct ConvolutionWindows {
 extension PackedGEMM {
     /// Whether ``runWindows(a:lda:groups:windows:c:ldc:activation:epilogue:)`` can compute this product: the six-row
     /// tile's tiers (the AVX-512 tiers' wide tile has no window form yet, and their panel pairs beat six-row tiles).
-    var takesWindows: Bool { !wideTiles && (tiles == nil || tiles?.table.pointee.windows_6x16 != nil) }
+    var takesWindows: Bool { Self.takesWindows(wideTiles: wideTiles, tiles: tiles) }
+
+    /// Whether a product packed for `kernels` would take windows (``takesWindows``), without packing one.
+    static func takesWindows(_ kernels: KernelConfig) -> Bool { takesWindows(wideTiles: wideTiles(kernels), tiles: kernels.floatGEMMTiles) }
+
+    private static func takesWindows(wideTiles: Bool, tiles: FloatGEMMTiles?) -> Bool {
+        !wideTiles && (tiles == nil || tiles?.table.pointee.windows_6x16 != nil)
+    }
 
     /// Rows `0 ..< 6 · groups` of C, row r's A the window at `a + r · lda` (`windows`); every element the bias plus its
     /// products in depth order, as ``run(a:lda:rows:c:ldc:activation:panels:epilogue:)`` over the same windows copied
