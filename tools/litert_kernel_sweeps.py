@@ -857,6 +857,10 @@ POOL_EXTRA = [
     ("MAX_POOL_2D", "builtin-fallback 1x1 filter stride 2", 1, 1, 2, 2, "VALID", 5, 7, 3, "NONE", None, False,
      "builtin"),
     ("MAX_POOL_2D", "xnnpack 1x1 filter (clamp)", 1, 1, 1, 1, "VALID", 5, 7, 17, "RELU", None, False, "xnnpack"),
+    # 2 x 2 windows at stride 2 all inside the input over 8 channels or more (BlazeFace's pools): our float kernel's
+    # fixed-offset loop, with a last partial vector of channels
+    ("MAX_POOL_2D", "2x2 stride 2 inside, 42 channels", 2, 2, 2, 2, "SAME", 8, 10, 42, "RELU", None, False, "xnnpack"),
+    ("MAX_POOL_2D", "2x2 stride 2 inside, odd input", 2, 2, 2, 2, "VALID", 9, 7, 16, "NONE", None, False, "xnnpack"),
     ("MAX_POOL_2D", "xnnpack 1x1 filter (clamp) RELU_N1_TO_1 bounds at .5", 1, 1, 1, 1, "VALID", 4, 4, 33,
      "RELU_N1_TO_1", (0.4, 6), True, "xnnpack"),
     ("MAX_POOL_2D", "xnnpack RELU_N1_TO_1 bounds at .5", 3, 3, 2, 2, "SAME", 9, 9, 7, "RELU_N1_TO_1", (0.4, 6), True,
