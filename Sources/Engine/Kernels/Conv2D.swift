@@ -136,8 +136,7 @@ struct Conv2DKernel: EpilogueFusable {
                 }
                 continue
             }
-            if let packed, memory.parallel.threads > 1, pixels < KernelConfig.convolutionMinimumPixelsPerThread * memory.parallel.threads,
-               packed.panelCount > 1 {
+            if let packed, packed.splitsPanels(rows: pixels, parallel: memory.parallel) {
                 splitChannels(packed, source, destination, addend, memory)
                 continue
             }

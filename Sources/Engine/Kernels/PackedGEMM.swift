@@ -101,11 +101,18 @@ struct PackedGEMM: Sendable {
     func run(a: UnsafePointer<Float>, lda: Int, rows: Int, c: UnsafeMutablePointer<Float>, ldc: Int, activation: Activation,
              epilogue: Epilogue?, parallel: Parallel) {
         let product = Product(gemm: self, a: a, lda: lda, rows: rows, c: c, ldc: ldc, activation: activation, epilogue: epilogue)
-        if rows < KernelConfig.convolutionMinimumPixelsPerThread * parallel.threads, panelCount > 1 {
+        if splitsPanels(rows: rows, parallel: parallel) {
             parallel.forEach(panelCount, ProductPanels(product: product))
         } else {
             parallel.forEach(rows, minimumPerThread: KernelConfig.convolutionMinimumPixelsPerThread, product)
         }
+    }
+
+    /// Whether `parallel`'s threads share a product of `rows` rows by ranges of panels rather than bands of rows: too
+    /// few rows to give each thread ``KernelConfig/convolutionMinimumPixelsPerThread`` of them, and several panels.
+    /// (A convolution whose rows are windows splits by the same rule: `Conv2DKernel`.)
+    func splitsPanels(rows: Int, parallel: Parallel) -> Bool {
+        parallel.threads > 1 && rows < KernelConfig.convolutionMinimumPixelsPerThread * parallel.threads && panelCount > 1
     }
 
     /// Bands of rows of a whole product (``run(a:lda:rows:c:ldc:activation:epilogue:parallel:)``).
